@@ -1,0 +1,114 @@
+#pragma once
+#include <cudafilters/border.hpp>
+#include <cudafilters/image.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cudafilters {
+
+// Taps of a width × height correlation kernel (as cv::filter2D: not flipped), row-major.
+// Anchor: (width / 2, height / 2) rounded down, as OpenCV's default anchor. For an even size K the kernel reaches
+// K/2 samples before the output pixel and K/2 - 1 after it.
+struct Kernel2D {
+    int width = 0;
+    int height = 0;
+    std::vector<float> taps;
+
+    float at(int x, int y) const { return taps[std::size_t(y) * width + x]; }
+};
+
+// How the responses of a kernel bank (1:N:N) become output samples.
+enum class Combine {
+    Magnitude,  // sqrt(sum r_n^2)
+    Sum,        // sum r_n
+    MaxAbs,     // max |r_n|
+    Channels,   // r_n written to output channel n (single-channel input, N-channel output)
+};
+
+enum class ConvolveMode {
+    Filter,        // each selected channel filtered by the kernel (or bank, combined); the others copied
+    MultiChannel,  // N:M:M — output m = sum over input channels c of kernels[m * N + c] applied to channel c
+};
+
+// What the user asks for. Validated by ConvolvePlan::make.
+//   per sample: r_n = (sum taps_n · src) / divisor_n;  v = combine(r) + bias;  |v| if absolute;
+//   round half to even; saturate to the sample type.
+struct ConvolveDesc {
+    std::vector<Kernel2D> kernels;  // one kernel, a bank, or outputs × input-channels kernels (MultiChannel)
+    std::vector<float> row;         // a separable kernel given as row × column (kernels left empty)
+    std::vector<float> column;
+    ConvolveMode mode = ConvolveMode::Filter;
+    int outputs = 1;                // MultiChannel: number of output channels M
+    double divisor = 0;             // 0 = auto: sum of the kernel's taps, or 1 when that sum is 0
+    double bias = 0;
+    bool absolute = false;
+    Border border = Border::Reflect101;
+    double borderValue = 0;         // for Border::Constant, in sample units
+    Combine combine = Combine::Magnitude;
+    unsigned channelMask = 0xF;     // Filter mode: bit c set = channel c filtered, else copied
+};
+
+constexpr int kMaxKernelSize = 255;
+
+// A validated description, normalised for the backends: taps pre-divided, separability decided,
+// channel counts fixed.
+struct ConvolvePlan {
+    std::vector<Kernel2D> kernels;  // taps already divided by their divisor
+    bool separable = false;         // single kernel in Filter mode equal to column ⊗ row
+    std::vector<float> row;         // separable factors, row ⊗ column == kernels[0] (divisor folded into column)
+    std::vector<float> column;
+    ConvolveMode mode = ConvolveMode::Filter;
+    Combine combine = Combine::Sum;
+    float bias = 0;
+    bool absolute = false;
+    Border border = Border::Reflect101;
+    float borderValue = 0;
+    SampleType type = SampleType::U8;
+    int inputChannels = 1;
+    int outputChannels = 1;
+    unsigned channelMask = 0xF;     // restricted to the input's channels
+    int kernelWidth = 0;            // all kernels share one size
+    int kernelHeight = 0;
+
+    int bankSize() const { return mode == ConvolveMode::Filter ? int(kernels.size()) : 1; }
+    bool isIdentity() const;        // output == input for every pixel
+
+    // Throws InvalidArgument with a message a user can act on.
+    static ConvolvePlan make(const ConvolveDesc& desc, SampleType type, int inputChannels);
+};
+
+// Checks a src/dst pair against a plan: sizes match, types and channel counts as the plan expects.
+void validateImages(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst);
+
+// One interface, three implementations. CUDA: src and dst are device memory and the work is enqueued on `stream`
+// (no allocation after the first frame of a size, no synchronisation). CPU and reference: host memory, stream ignored.
+class Convolver {
+public:
+    virtual ~Convolver() = default;
+    virtual void process(const ImageView& src, const ImageView& dst, GpuStream stream = nullptr) = 0;
+    const ConvolvePlan& plan() const { return plan_; }
+
+protected:
+    explicit Convolver(ConvolvePlan plan) : plan_(std::move(plan)) {}
+    ConvolvePlan plan_;
+};
+
+enum class Backend { Cuda, Cpu, Reference };
+
+const char* backendName(Backend backend);
+bool backendAvailable(Backend backend);  // Cuda: built with CUDA and a device is usable
+
+std::unique_ptr<Convolver> makeConvolver(ConvolvePlan plan, Backend backend);
+inline std::unique_ptr<Convolver> makeConvolver(const ConvolveDesc& desc, SampleType type, int channels,
+                                                Backend backend) {
+    return makeConvolver(ConvolvePlan::make(desc, type, channels), backend);
+}
+
+// Factories of the individual backends (declared for tests and benchmarks).
+std::unique_ptr<Convolver> makeReferenceConvolver(ConvolvePlan plan);
+std::unique_ptr<Convolver> makeCpuConvolver(ConvolvePlan plan);
+std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan);  // throws CudaError without a usable device
+
+}  // namespace cudafilters

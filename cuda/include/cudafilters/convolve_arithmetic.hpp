@@ -1,0 +1,36 @@
+#pragma once
+// The per-sample arithmetic every backend shares: responses are combined, biased, optionally made absolute,
+// rounded half to even and saturated. Host and device.
+#include <cudafilters/border.hpp>
+#include <cudafilters/convolve.hpp>
+
+#include <cmath>
+
+namespace cudafilters {
+
+template <typename F> CUDAFILTERS_HD F combineInit(Combine) { return F(0); }
+
+template <typename F> CUDAFILTERS_HD F combineAdd(Combine combine, F accumulated, F response) {
+    switch (combine) {
+    case Combine::Magnitude: return accumulated + response * response;
+    case Combine::MaxAbs: return fmax(accumulated, fabs(response));
+    default: return accumulated + response;
+    }
+}
+
+template <typename F> CUDAFILTERS_HD F combineFinish(Combine combine, F accumulated) {
+    return combine == Combine::Magnitude ? sqrt(accumulated) : accumulated;
+}
+
+// value + bias, |.| if absolute, round half to even (the default rounding mode), saturate to [0, maxValue].
+template <typename F> CUDAFILTERS_HD int finishSample(F value, float bias, bool absolute, int maxValue) {
+    value += F(bias);
+    if (absolute) value = fabs(value);
+    value = rint(value);
+    if (!(value > F(0))) return 0;  // also maps NaN to 0
+    return value >= F(maxValue) ? maxValue : int(value);
+}
+
+CUDAFILTERS_HD int maxSampleValue(SampleType type) { return type == SampleType::U8 ? 255 : 65535; }
+
+}  // namespace cudafilters

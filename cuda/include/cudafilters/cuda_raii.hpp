@@ -1,0 +1,127 @@
+#pragma once
+// Move-only owners of CUDA runtime objects. Include only from code built with the CUDA toolkit.
+#include <cudafilters/error.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+namespace cudafilters {
+
+// Throws CudaError naming `call` when `status` is not cudaSuccess.
+void checkCuda(cudaError_t status, const char* call);
+#define CUDAFILTERS_CHECK(expr) ::cudafilters::checkCuda((expr), #expr)
+// After a kernel launch: reports launch-configuration errors without synchronising.
+#define CUDAFILTERS_CHECK_LAUNCH(name) ::cudafilters::checkCuda(cudaGetLastError(), name)
+
+template <typename Handle, typename Deleter>
+class UniqueHandle {
+public:
+    UniqueHandle() = default;
+    explicit UniqueHandle(Handle handle) : handle_(handle) {}
+    UniqueHandle(UniqueHandle&& other) noexcept : handle_(std::exchange(other.handle_, Handle{})) {}
+    UniqueHandle& operator=(UniqueHandle&& other) noexcept {
+        if (this != &other) {
+            reset();
+            handle_ = std::exchange(other.handle_, Handle{});
+        }
+        return *this;
+    }
+    UniqueHandle(const UniqueHandle&) = delete;
+    UniqueHandle& operator=(const UniqueHandle&) = delete;
+    ~UniqueHandle() { reset(); }
+
+    Handle get() const noexcept { return handle_; }
+    explicit operator bool() const noexcept { return handle_ != Handle{}; }
+    void reset() noexcept {
+        if (handle_ != Handle{}) Deleter{}(handle_);
+        handle_ = Handle{};
+    }
+
+private:
+    Handle handle_{};
+};
+
+struct StreamDeleter { void operator()(cudaStream_t s) const noexcept { cudaStreamDestroy(s); } };
+struct EventDeleter { void operator()(cudaEvent_t e) const noexcept { cudaEventDestroy(e); } };
+
+class Stream : public UniqueHandle<cudaStream_t, StreamDeleter> {
+public:
+    Stream() = default;
+    static Stream create();  // non-blocking with respect to the legacy default stream
+private:
+    using UniqueHandle::UniqueHandle;
+};
+
+class Event : public UniqueHandle<cudaEvent_t, EventDeleter> {
+public:
+    Event() = default;
+    static Event create(bool timing = false);
+private:
+    using UniqueHandle::UniqueHandle;
+};
+
+// Untyped device allocation; grows only, so a steady stream of frames allocates once.
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t bytes) { reserve(bytes); }
+    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        if (this != &o) {
+            release();
+            ptr_ = std::exchange(o.ptr_, nullptr);
+            size_ = std::exchange(o.size_, 0);
+        }
+        return *this;
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() { release(); }
+
+    void reserve(std::size_t bytes);  // reallocates only when bytes exceed the capacity
+    void* data() const noexcept { return ptr_; }
+    template <typename T> T* as() const noexcept { return static_cast<T*>(ptr_); }
+    std::size_t size() const noexcept { return size_; }
+
+private:
+    void release() noexcept;
+    void* ptr_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// Page-locked host allocation (cudaHostAlloc), for DMA-able uploads and downloads.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(std::size_t bytes);
+    PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+        if (this != &o) {
+            release();
+            ptr_ = std::exchange(o.ptr_, nullptr);
+            size_ = std::exchange(o.size_, 0);
+        }
+        return *this;
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() { release(); }
+
+    void* data() const noexcept { return ptr_; }
+    std::size_t size() const noexcept { return size_; }
+
+private:
+    void release() noexcept;
+    void* ptr_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// Pitched device image owned by the caller (tests, benchmarks, element slots).
+struct DeviceImage {
+    DeviceBuffer buffer;
+    std::size_t pitch = 0;
+};
+
+}  // namespace cudafilters

@@ -1,0 +1,40 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+// The CUDA runtime declares cudaStream_t as a pointer to this opaque struct; redeclaring it here keeps the
+// engine's public headers usable from code built without the CUDA toolkit.
+struct CUstream_st;
+
+namespace cudafilters {
+
+using GpuStream = CUstream_st*;
+
+enum class SampleType : std::uint8_t { U8, U16, F32 };
+
+constexpr std::size_t sampleSize(SampleType type) {
+    return type == SampleType::U8 ? 1 : type == SampleType::U16 ? 2 : 4;
+}
+
+const char* sampleTypeName(SampleType type);
+
+// A pitched 2D plane of interleaved samples. `width` counts pixels, `pitch` bytes between row starts.
+// The engine never assumes pitch == width * channels * sampleSize: video planes are padded.
+struct ImageView {
+    void* data = nullptr;
+    int width = 0;
+    int height = 0;
+    std::size_t pitch = 0;
+    SampleType type = SampleType::U8;
+    int channels = 1;
+
+    std::size_t rowBytes() const { return std::size_t(width) * channels * sampleSize(type); }
+    template <typename T> T* row(int y) const {
+        return reinterpret_cast<T*>(static_cast<std::uint8_t*>(data) + std::size_t(y) * pitch);
+    }
+};
+
+// Throws InvalidArgument naming `what` when the view is empty, null, or its pitch is too small.
+void validateImage(const ImageView& image, const char* what);
+
+}  // namespace cudafilters

@@ -1,0 +1,16 @@
+#pragma once
+#include <cudafilters/convolve.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cudafilters {
+
+// Parses the element's text form: rows separated by ';', values by spaces or commas, kernels of a bank by '|'.
+//   "-1 0 1; -2 0 2; -1 0 1 | -1 -2 -1; 0 0 0; 1 2 1"
+// Throws InvalidArgument naming the kernel, row and value at fault.
+std::vector<Kernel2D> parseKernelText(const std::string& text);
+
+std::string formatKernelText(const std::vector<Kernel2D>& kernels);
+
+}  // namespace cudafilters

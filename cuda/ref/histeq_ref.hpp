@@ -1,0 +1,66 @@
+#pragma once
+// Naive CPU reference of the histogram equalization engine, and the integer building blocks every backend shares
+// (LUT formulas, CLAHE geometry, colour conversion, temporal smoothing), so that all three agree bit for bit.
+#include <cudafilters/histeq.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace cudafilters::ref {
+
+// cv::borderInterpolate(p, len, BORDER_REFLECT_101), including borders wider than the image.
+int reflect101(int p, int len);
+
+// BT.601 YCrCb as cv::cvtColor computes it for integer samples (14-bit fixed point; half = 128 or 32768).
+struct YCrCb { int y, cr, cb; };
+YCrCb rgbToYCrCb(int r, int g, int b, int maxValue);
+void yCrCbToRgb(int y, int cr, int cb, int maxValue, int& r, int& g, int& b);  // saturated to [0, maxValue]
+
+// cv::equalizeHist's LUT for a histogram of `bins` levels (output scaled to bins − 1); a histogram with a single
+// occupied level maps everything to that level. An empty histogram gives the identity.
+void equalizeLut(const std::uint32_t* hist, int bins, std::uint16_t* lut);
+
+// CLAHE geometry as cv::createCLAHE derives it: when the frame is not divisible by the grid, OpenCV pads *both*
+// directions (right by tilesX − width % tilesX, bottom by tilesY − height % tilesY) with BORDER_REFLECT_101.
+struct ClaheGrid {
+    int tilesX = 1, tilesY = 1;
+    int tileWidth = 0, tileHeight = 0;
+    bool padded = false;
+    int clipLimit = 0;     // per bin, 0 = none
+    float lutScale = 0;    // (bins − 1) / tile area
+};
+ClaheGrid claheGrid(int width, int height, int tilesX, int tilesY, int bins, double clipLimit);
+
+// Clip, redistribute (batch then residual step) and accumulate exactly as OpenCV; `hist` is modified.
+void claheLut(std::uint32_t* hist, int bins, const ClaheGrid& grid, std::uint16_t* lut);
+
+// Bilinear blend of the four tile LUTs around (x, y) with OpenCV's float arithmetic (no fused multiply-add).
+// `luts` holds tilesY × tilesX LUTs of `bins` entries.
+int claheInterpolate(const std::uint16_t* luts, int bins, const ClaheGrid& grid, int x, int y, int value);
+
+// Temporal smoothing in 16.16 fixed point (so that every backend computes the same bits):
+//   state = (a · state + (65536 − a) · (x << 16) + 32768) >> 16,  a = round(α · 65536);  used value = round(state).
+// The first frame after a reset loads x. A static input converges to exactly x.
+std::uint32_t smoothingFactor(float alpha);
+void smoothHistogram(std::uint64_t* state, std::uint32_t* hist, int n, std::uint32_t a, bool first);  // hist ← used
+void smoothLut(std::uint32_t* state, std::uint16_t* lut, int n, std::uint32_t a, bool first);         // lut ← used
+
+// Statistics of K planes of `count` samples each (values < bins).
+void planeStatistics(const std::vector<std::vector<std::uint16_t>>& planes, int bins, FrameStatistics& out);
+
+// The whole algorithm on planes: `planes` (K planes, width × height, values < bins) are equalized in place.
+// `state` holds the temporal state between calls (resized as needed); `first` forgets it.
+struct SmoothingState {
+    std::vector<std::uint64_t> hist;
+    std::vector<std::uint32_t> lut;
+    bool valid = false;
+};
+void equalizePlanes(const EqualizePlan& plan, int width, int height, std::vector<std::vector<std::uint16_t>>& planes,
+                    SmoothingState& state);
+
+// Splits a frame into the planes that are equalized (1 plane, Y, or R, G, B) and rebuilds the frame from them.
+void extractPlanes(const EqualizePlan& plan, const ImageView& src, std::vector<std::vector<std::uint16_t>>& planes);
+void rebuildFrame(const EqualizePlan& plan, const ImageView& src, const std::vector<std::vector<std::uint16_t>>& planes,
+                  const ImageView& dst);
+
+}  // namespace cudafilters::ref

@@ -1,0 +1,30 @@
+#include <cudafilters/error.hpp>
+#include <cudafilters/image.hpp>
+
+#include <string>
+
+namespace cudafilters {
+
+const char* sampleTypeName(SampleType type) {
+    switch (type) {
+    case SampleType::U8: return "u8";
+    case SampleType::U16: return "u16";
+    case SampleType::F32: return "f32";
+    }
+    return "unknown";
+}
+
+void validateImage(const ImageView& image, const char* what) {
+    const std::string name(what);
+    if (image.width <= 0 || image.height <= 0)
+        throw InvalidArgument(name + " image is empty (" + std::to_string(image.width) + "x" +
+                              std::to_string(image.height) + ")");
+    if (image.channels < 1 || image.channels > 4)
+        throw InvalidArgument(name + " image has " + std::to_string(image.channels) + " channels; 1 to 4 are supported");
+    if (!image.data) throw InvalidArgument(name + " image has no data");
+    if (image.pitch < image.rowBytes())
+        throw InvalidArgument(name + " image pitch " + std::to_string(image.pitch) + " is smaller than a row (" +
+                              std::to_string(image.rowBytes()) + " bytes)");
+}
+
+}  // namespace cudafilters

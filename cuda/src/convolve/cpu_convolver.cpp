@@ -1,0 +1,133 @@
+// The CPU backend: each needed channel is padded by the plan's border rule into a float plane, correlated
+// (OpenCV when built in), then combined and stored with the shared per-sample arithmetic.
+#include "cpu_responses.hpp"
+
+#include <cudafilters/convolve.hpp>
+#include <cudafilters/convolve_arithmetic.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace cudafilters {
+namespace {
+
+template <typename T>
+void padChannel(const ImageView& src, int channel, const ConvolvePlan& plan, cpu::PaddedPlane& plane) {
+    plane.imageWidth = src.width;
+    plane.imageHeight = src.height;
+    plane.padLeft = plan.kernelWidth / 2;
+    plane.padTop = plan.kernelHeight / 2;
+    plane.width = src.width + 2 * plane.padLeft;
+    plane.height = src.height + 2 * plane.padTop;
+    plane.data.resize(std::size_t(plane.width) * plane.height);
+    std::vector<int> columns(plane.width);
+    for (int x = 0; x < plane.width; ++x) columns[x] = borderIndex(x - plane.padLeft, src.width, plan.border);
+    for (int y = 0; y < plane.height; ++y) {
+        float* out = &plane.data[std::size_t(y) * plane.width];
+        const int sy = borderIndex(y - plane.padTop, src.height, plan.border);
+        if (sy < 0) {
+            for (int x = 0; x < plane.width; ++x) out[x] = plan.borderValue;
+            continue;
+        }
+        const T* row = src.row<const T>(sy);
+        for (int x = 0; x < plane.width; ++x)
+            out[x] = columns[x] < 0 ? plan.borderValue : float(row[std::size_t(columns[x]) * src.channels + channel]);
+    }
+}
+
+class CpuConvolver final : public Convolver {
+public:
+    explicit CpuConvolver(ConvolvePlan plan) : Convolver(std::move(plan)) {}
+
+    void process(const ImageView& src, const ImageView& dst, GpuStream) override {
+        validateImages(plan_, src, dst);
+        if (plan_.type == SampleType::U8) run<std::uint8_t>(src, dst);
+        else run<std::uint16_t>(src, dst);
+    }
+
+private:
+    template <typename T> void run(const ImageView& src, const ImageView& dst) {
+        const int maxValue = maxSampleValue(plan_.type);
+        const std::size_t pixels = std::size_t(src.width) * src.height;
+        planes_.resize(plan_.inputChannels);
+        for (int c = 0; c < plan_.inputChannels; ++c)
+            if (channelNeeded(c)) padChannel<T>(src, c, plan_, planes_[c]);
+
+        for (int o = 0; o < plan_.outputChannels; ++o) {
+            const bool filtered = plan_.mode == ConvolveMode::MultiChannel || plan_.combine == Combine::Channels ||
+                                  (plan_.channelMask & (1u << o));
+            if (!filtered) {
+                if (src.data != dst.data) copyChannel<T>(src, dst, o);
+                continue;
+            }
+            accumulate(o, pixels);
+            for (int y = 0; y < src.height; ++y) {
+                T* row = dst.row<T>(y);
+                const float* values = &combined_[std::size_t(y) * src.width];
+                for (int x = 0; x < src.width; ++x)
+                    row[std::size_t(x) * dst.channels + o] =
+                        T(finishSample(values[x], plan_.bias, plan_.absolute, maxValue));
+            }
+        }
+    }
+
+    bool channelNeeded(int c) const {
+        if (plan_.mode == ConvolveMode::MultiChannel) return true;
+        if (plan_.combine == Combine::Channels) return c == 0;
+        return plan_.channelMask & (1u << c);
+    }
+
+    // combined_ = the value before bias for output channel o.
+    void accumulate(int o, std::size_t pixels) {
+        if (plan_.mode == ConvolveMode::MultiChannel) {
+            combined_.assign(pixels, 0.f);
+            for (int c = 0; c < plan_.inputChannels; ++c) {
+                respond(planes_[c], plan_.kernels[std::size_t(o) * plan_.inputChannels + c]);
+                for (std::size_t i = 0; i < pixels; ++i) combined_[i] += response_[i];
+            }
+            return;
+        }
+        if (plan_.combine == Combine::Channels) {
+            respond(planes_[0], plan_.kernels[o]);
+            combined_ = response_;
+            return;
+        }
+        if (plan_.kernels.size() == 1) {
+            respond(planes_[o], plan_.kernels[0]);
+            combined_ = response_;
+            return;
+        }
+        combined_.assign(pixels, combineInit<float>(plan_.combine));
+        for (const Kernel2D& k : plan_.kernels) {
+            respond(planes_[o], k);
+            for (std::size_t i = 0; i < pixels; ++i) combined_[i] = combineAdd(plan_.combine, combined_[i], response_[i]);
+        }
+        for (float& v : combined_) v = combineFinish(plan_.combine, v);
+    }
+
+    void respond(const cpu::PaddedPlane& plane, const Kernel2D& kernel) {
+        if (plan_.separable && plan_.kernels.size() == 1)
+            cpu::correlateSeparable(plane, plan_.row, plan_.column, response_);
+        else
+            cpu::correlate(plane, kernel, response_);
+    }
+
+    template <typename T> static void copyChannel(const ImageView& src, const ImageView& dst, int c) {
+        for (int y = 0; y < src.height; ++y) {
+            const T* in = src.row<const T>(y);
+            T* out = dst.row<T>(y);
+            for (int x = 0; x < src.width; ++x)
+                out[std::size_t(x) * dst.channels + c] = in[std::size_t(x) * src.channels + c];
+        }
+    }
+
+    std::vector<cpu::PaddedPlane> planes_;
+    std::vector<float> response_;
+    std::vector<float> combined_;
+};
+
+}  // namespace
+
+std::unique_ptr<Convolver> makeCpuConvolver(ConvolvePlan plan) { return std::make_unique<CpuConvolver>(std::move(plan)); }
+
+}  // namespace cudafilters

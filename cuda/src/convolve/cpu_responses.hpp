@@ -1,0 +1,26 @@
+#pragma once
+// Correlation of a border-padded float plane with one kernel, for the CPU backend. Two implementations:
+// OpenCV's filter2D / sepFilter2D, or the project's own loops when OpenCV is not built in.
+#include <cudafilters/convolve.hpp>
+
+#include <vector>
+
+namespace cudafilters::cpu {
+
+// A single-channel float plane padded by the kernel's reach on every side: sample (x, y) of the image is at
+// (x + padLeft, y + padTop).
+struct PaddedPlane {
+    std::vector<float> data;
+    int width = 0;   // padded
+    int height = 0;
+    int padLeft = 0, padTop = 0;
+    int imageWidth = 0, imageHeight = 0;
+    float at(int x, int y) const { return data[std::size_t(y) * width + x]; }
+};
+
+// out[y * imageWidth + x] = sum k(i, j) * padded(x + i, y + j) over the kernel, anchored as the plan says.
+void correlate(const PaddedPlane& plane, const Kernel2D& kernel, std::vector<float>& out);
+void correlateSeparable(const PaddedPlane& plane, const std::vector<float>& row, const std::vector<float>& column,
+                        std::vector<float>& out);
+
+}  // namespace cudafilters::cpu

@@ -1,0 +1,43 @@
+#include "cpu_responses.hpp"
+
+namespace cudafilters::cpu {
+
+void correlate(const PaddedPlane& plane, const Kernel2D& kernel, std::vector<float>& out) {
+    const int w = plane.imageWidth, h = plane.imageHeight;
+    const int ox = plane.padLeft - kernel.width / 2, oy = plane.padTop - kernel.height / 2;
+    out.assign(std::size_t(w) * h, 0.f);
+    for (int y = 0; y < h; ++y)
+        for (int ky = 0; ky < kernel.height; ++ky) {
+            const float* src = &plane.data[std::size_t(y + ky + oy) * plane.width + ox];
+            float* dst = &out[std::size_t(y) * w];
+            for (int kx = 0; kx < kernel.width; ++kx) {
+                const float tap = kernel.at(kx, ky);
+                if (tap == 0.f) continue;
+                for (int x = 0; x < w; ++x) dst[x] += tap * src[x + kx];
+            }
+        }
+}
+
+void correlateSeparable(const PaddedPlane& plane, const std::vector<float>& row, const std::vector<float>& column,
+                        std::vector<float>& out) {
+    const int w = plane.imageWidth, h = plane.imageHeight;
+    const int kw = int(row.size()), kh = int(column.size());
+    const int ox = plane.padLeft - kw / 2, oy = plane.padTop - kh / 2;
+    // Horizontal pass over every padded row the vertical pass needs.
+    std::vector<float> rows(std::size_t(w) * (h + kh - 1), 0.f);
+    for (int y = 0; y < h + kh - 1; ++y) {
+        const float* src = &plane.data[std::size_t(y + oy) * plane.width + ox];
+        float* dst = &rows[std::size_t(y) * w];
+        for (int kx = 0; kx < kw; ++kx)
+            for (int x = 0; x < w; ++x) dst[x] += row[kx] * src[x + kx];
+    }
+    out.assign(std::size_t(w) * h, 0.f);
+    for (int y = 0; y < h; ++y)
+        for (int ky = 0; ky < kh; ++ky) {
+            const float* src = &rows[std::size_t(y + ky) * w];
+            float* dst = &out[std::size_t(y) * w];
+            for (int x = 0; x < w; ++x) dst[x] += column[ky] * src[x];
+        }
+}
+
+}  // namespace cudafilters::cpu

@@ -1,0 +1,196 @@
+#include <cudafilters/error.hpp>
+#include <cudafilters/presets.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace cudafilters {
+namespace {
+
+Kernel2D kernel3x3(std::initializer_list<float> taps) { return Kernel2D{3, 3, std::vector<float>(taps)}; }
+
+void requireSize(const char* preset, int size, std::initializer_list<int> allowed) {
+    std::string list;
+    for (int a : allowed) {
+        if (a == size) return;
+        list += (list.empty() ? "" : ", ") + std::to_string(a);
+    }
+    throw InvalidArgument(std::string("preset ") + preset + " has no size " + std::to_string(size) +
+                          "; sizes: " + list);
+}
+
+ConvolveDesc gradientDesc(const std::vector<float>& smooth, const std::vector<float>& deriv, Preset preset) {
+    const Kernel2D x = outerProduct(smooth, deriv);
+    const Kernel2D y = outerProduct(deriv, smooth);
+    ConvolveDesc desc;
+    desc.divisor = 1;
+    switch (preset) {
+    case Preset::SobelX: case Preset::ScharrX: case Preset::PrewittX:
+        desc.kernels = {x};
+        desc.absolute = true;
+        break;
+    case Preset::SobelY: case Preset::ScharrY: case Preset::PrewittY:
+        desc.kernels = {y};
+        desc.absolute = true;
+        break;
+    default:
+        desc.kernels = {x, y};
+        desc.combine = Combine::Magnitude;
+        break;
+    }
+    return desc;
+}
+
+}  // namespace
+
+const std::vector<PresetInfo>& presetTable() {
+    static const std::vector<PresetInfo> table = {
+        {Preset::Identity, "identity", "Identity (passthrough)"},
+        {Preset::Box, "box", "Box blur, size x size"},
+        {Preset::Gaussian, "gaussian", "Gaussian blur, size x size, sigma"},
+        {Preset::Sharpen, "sharpen", "Sharpen 3x3"},
+        {Preset::SobelX, "sobel-x", "Sobel |d/dx| (3, 5, 7)"},
+        {Preset::SobelY, "sobel-y", "Sobel |d/dy| (3, 5, 7)"},
+        {Preset::SobelMagnitude, "sobel", "Sobel gradient magnitude (3, 5, 7)"},
+        {Preset::ScharrX, "scharr-x", "Scharr |d/dx| 3x3"},
+        {Preset::ScharrY, "scharr-y", "Scharr |d/dy| 3x3"},
+        {Preset::ScharrMagnitude, "scharr", "Scharr gradient magnitude 3x3"},
+        {Preset::PrewittX, "prewitt-x", "Prewitt |d/dx| 3x3"},
+        {Preset::PrewittY, "prewitt-y", "Prewitt |d/dy| 3x3"},
+        {Preset::PrewittMagnitude, "prewitt", "Prewitt gradient magnitude 3x3"},
+        {Preset::Laplacian, "laplacian", "|Laplacian| (3, 5)"},
+        {Preset::Emboss, "emboss", "Emboss 3x3"},
+    };
+    return table;
+}
+
+Preset presetFromName(const std::string& name) {
+    std::string names;
+    for (const PresetInfo& info : presetTable()) {
+        if (name == info.name) return info.preset;
+        names += (names.empty() ? "" : ", ") + std::string(info.name);
+    }
+    throw InvalidArgument("unknown preset '" + name + "'; presets: " + names);
+}
+
+std::vector<float> gaussianTaps(int k, double sigma) {
+    if (k < 1 || k % 2 == 0 || k > kMaxKernelSize)
+        throw InvalidArgument("gaussian size must be odd and between 1 and " + std::to_string(kMaxKernelSize) +
+                              ", not " + std::to_string(k));
+    if (!std::isfinite(sigma) || sigma < 0)
+        throw InvalidArgument("gaussian sigma must be 0 (from the size) or a positive number");
+    static const std::vector<std::vector<float>> smallTables = {
+        {1.f},
+        {0.25f, 0.5f, 0.25f},
+        {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f},
+        {0.03125f, 0.109375f, 0.21875f, 0.28125f, 0.21875f, 0.109375f, 0.03125f},
+        {4 / 256.f, 13 / 256.f, 30 / 256.f, 51 / 256.f, 60 / 256.f, 51 / 256.f, 30 / 256.f, 13 / 256.f, 4 / 256.f},
+    };
+    if (k <= 9 && sigma <= 0) return smallTables[k / 2];
+    const double s = sigma > 0 ? sigma : ((k - 1) * 0.5 - 1) * 0.3 + 0.8;
+    const double scale2 = -0.5 / (s * s);
+    std::vector<double> values(k);
+    double sum = 0;
+    for (int i = 0; i < k; ++i) {
+        const double x = i - (k - 1) * 0.5;
+        values[i] = std::exp(scale2 * x * x);
+        sum += values[i];
+    }
+    std::vector<float> taps(k);
+    for (int i = 0; i < k; ++i) taps[i] = static_cast<float>(values[i] / sum);
+    return taps;
+}
+
+std::vector<float> sobelTaps(int k, int order) {
+    if (k < 3 || k % 2 == 0 || order < 0 || order >= k)
+        throw InvalidArgument("sobel size must be odd and at least 3, not " + std::to_string(k));
+    // Binomial smoothing raised (k - order - 1) times, then differenced `order` times (cv::getSobelKernels).
+    std::vector<int> kernel(k + 1, 0);
+    kernel[0] = 1;
+    for (int i = 0; i < k - order - 1; ++i) {
+        int previous = kernel[0];
+        for (int j = 1; j <= k; ++j) {
+            const int next = kernel[j] + kernel[j - 1];
+            kernel[j - 1] = previous;
+            previous = next;
+        }
+    }
+    for (int i = 0; i < order; ++i) {
+        int previous = -kernel[0];
+        for (int j = 1; j <= k; ++j) {
+            const int next = kernel[j - 1] - kernel[j];
+            kernel[j - 1] = previous;
+            previous = next;
+        }
+    }
+    return std::vector<float>(kernel.begin(), kernel.begin() + k);
+}
+
+Kernel2D outerProduct(const std::vector<float>& column, const std::vector<float>& row) {
+    Kernel2D k{int(row.size()), int(column.size()), {}};
+    k.taps.reserve(row.size() * column.size());
+    for (float c : column)
+        for (float r : row) k.taps.push_back(c * r);
+    return k;
+}
+
+ConvolveDesc presetDesc(Preset preset, int size, double sigma) {
+    ConvolveDesc desc;
+    switch (preset) {
+    case Preset::Identity:
+        desc.kernels = {Kernel2D{1, 1, {1.f}}};
+        return desc;
+    case Preset::Box: {
+        const int k = size ? size : 3;
+        if (k < 1 || k > kMaxKernelSize)
+            throw InvalidArgument("box size must be between 1 and " + std::to_string(kMaxKernelSize));
+        desc.kernels = {Kernel2D{k, k, std::vector<float>(std::size_t(k) * k, 1.f)}};
+        return desc;
+    }
+    case Preset::Gaussian: {
+        const std::vector<float> g = gaussianTaps(size ? size : 5, sigma);
+        desc.row = g;
+        desc.column = g;
+        desc.divisor = 1;
+        return desc;
+    }
+    case Preset::Sharpen:
+        requireSize("sharpen", size ? size : 3, {3});
+        desc.kernels = {kernel3x3({0, -1, 0, -1, 5, -1, 0, -1, 0})};
+        return desc;
+    case Preset::Emboss:
+        requireSize("emboss", size ? size : 3, {3});
+        desc.kernels = {kernel3x3({-2, -1, 0, -1, 1, 1, 0, 1, 2})};
+        return desc;
+    case Preset::SobelX: case Preset::SobelY: case Preset::SobelMagnitude: {
+        const int k = size ? size : 3;
+        requireSize("sobel", k, {3, 5, 7});
+        return gradientDesc(sobelTaps(k, 0), sobelTaps(k, 1), preset);
+    }
+    case Preset::ScharrX: case Preset::ScharrY: case Preset::ScharrMagnitude:
+        requireSize("scharr", size ? size : 3, {3});
+        return gradientDesc({3, 10, 3}, {-1, 0, 1}, preset);
+    case Preset::PrewittX: case Preset::PrewittY: case Preset::PrewittMagnitude:
+        requireSize("prewitt", size ? size : 3, {3});
+        return gradientDesc({1, 1, 1}, {-1, 0, 1}, preset);
+    case Preset::Laplacian: {
+        const int k = size ? size : 3;
+        requireSize("laplacian", k, {3, 5});
+        desc.divisor = 1;
+        desc.absolute = true;
+        if (k == 3) {
+            desc.kernels = {kernel3x3({0, 1, 0, 1, -4, 1, 0, 1, 0})};
+        } else {
+            const Kernel2D xx = outerProduct(sobelTaps(5, 0), sobelTaps(5, 2));
+            const Kernel2D yy = outerProduct(sobelTaps(5, 2), sobelTaps(5, 0));
+            Kernel2D sum = xx;
+            for (std::size_t i = 0; i < sum.taps.size(); ++i) sum.taps[i] += yy.taps[i];
+            desc.kernels = {sum};
+        }
+        return desc;
+    }
+    }
+    throw InvalidArgument("unknown preset");
+}
+
+}  // namespace cudafilters

@@ -1,0 +1,152 @@
+#pragma once
+// Direct K×K correlation for the common square odd sizes: the taps travel by value in the kernel's parameter
+// block (the constant bank of that launch), the source tile with its halo sits in shared memory as floats and
+// each thread computes PX × PY outputs with register blocking.
+//
+// Thread layout: a warp is 4 (x) × 8 (y) threads, the 8 threads of each quarter warp on 8 consecutive tile rows,
+// so their 16-byte shared-memory loads hit distinct banks (tile row stride ≡ 4 floats mod 32). Output rows of a
+// thread are 8 apart.
+#include "convolve_device.cuh"
+
+namespace cudafilters::cuda_detail {
+
+template <int K, int BANK> struct DirectConfig {
+    static constexpr int PX = 8;
+    static constexpr int PY = K <= 5 ? (BANK == 1 ? 2 : 1) : (BANK == 1 ? 4 : 2);
+    static constexpr int WX = 4, WY = 2;  // warps per block in x and y
+    static constexpr int TW = WX * 4 * PX;
+    static constexpr int TH = WY * 8 * PY;
+    static constexpr int R = K / 2;
+    static constexpr int NV = (PX + K - 1 + 3) / 4;  // float4 loads per input row run
+    static constexpr int ROWS = TH + K - 1;
+    static constexpr int COLS = TW + K - 1;
+    static constexpr int S = roundUpStride(TW - PX + 4 * NV);
+    static constexpr std::size_t SMEM = std::size_t(ROWS) * S * sizeof(float);
+    static_assert(WX * WY * 32 == kBlockThreads);
+};
+
+template <int K, int BANK> struct DirectParams {
+    ConvFrame f;
+    float taps[BANK][K * K];
+};
+
+template <typename T, int K, int BANK>
+__global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_constant__ DirectParams<K, BANK> p) {
+    using C = DirectConfig<K, BANK>;
+    extern __shared__ float4 smem4[];
+    float* tile = reinterpret_cast<float*>(smem4);
+    const ConvFrame& f = p.f;
+    const int x0 = blockIdx.x * C::TW, y0 = blockIdx.y * C::TH;
+    const bool toChannels = f.combine == Combine::Channels;
+    const int ch = toChannels ? 0 : int(blockIdx.z);
+    if (!toChannels && !((f.mask >> ch) & 1u)) {
+        copyBlock<T>(f, ch, x0, y0, C::TW, C::TH);
+        return;
+    }
+    loadTile<T, C::ROWS, C::COLS, C::S>(f, ch, x0 - C::R, y0 - C::R, tile);
+    __syncthreads();
+
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int tx = ((warp % C::WX) * 4 + (lane >> 3)) * C::PX;
+    const int ty = (warp / C::WX) * 8 * C::PY + (lane & 7);
+
+    float acc[BANK][C::PY][C::PX];
+#pragma unroll
+    for (int b = 0; b < BANK; ++b)
+#pragma unroll
+        for (int j = 0; j < C::PY; ++j)
+#pragma unroll
+            for (int i = 0; i < C::PX; ++i) acc[b][j][i] = 0.f;
+
+    constexpr int kUnroll = K <= 9 ? K : 1;
+#pragma unroll kUnroll
+    for (int ky = 0; ky < K; ++ky) {
+        float t[BANK][K];
+#pragma unroll
+        for (int b = 0; b < BANK; ++b)
+#pragma unroll
+            for (int kx = 0; kx < K; ++kx) t[b][kx] = p.taps[b][ky * K + kx];
+#pragma unroll
+        for (int j = 0; j < C::PY; ++j) {
+            const float4* run = reinterpret_cast<const float4*>(tile + (ty + 8 * j + ky) * C::S + tx);
+            float v[4 * C::NV];
+#pragma unroll
+            for (int q = 0; q < C::NV; ++q) {
+                const float4 w = run[q];
+                v[4 * q] = w.x;
+                v[4 * q + 1] = w.y;
+                v[4 * q + 2] = w.z;
+                v[4 * q + 3] = w.w;
+            }
+#pragma unroll
+            for (int b = 0; b < BANK; ++b)
+#pragma unroll
+                for (int kx = 0; kx < K; ++kx)
+#pragma unroll
+                    for (int i = 0; i < C::PX; ++i) acc[b][j][i] = fmaf(t[b][kx], v[i + kx], acc[b][j][i]);
+        }
+    }
+
+#pragma unroll
+    for (int j = 0; j < C::PY; ++j) {
+        const int y = y0 + ty + 8 * j;
+        const int x = x0 + tx;
+        if (y >= f.height || x >= f.width) continue;
+        if (toChannels) {
+#pragma unroll
+            for (int b = 0; b < BANK; ++b) {
+                T out[C::PX];
+#pragma unroll
+                for (int i = 0; i < C::PX; ++i) out[i] = finish<T>(f, acc[b][j][i]);
+                storeRun<T, C::PX>(f, x, y, b, out);
+            }
+        } else {
+            T out[C::PX];
+#pragma unroll
+            for (int i = 0; i < C::PX; ++i) {
+                float r[BANK];
+#pragma unroll
+                for (int b = 0; b < BANK; ++b) r[b] = acc[b][j][i];
+                out[i] = finish<T>(f, combineBank<BANK>(f.combine, r));
+            }
+            storeRun<T, C::PX>(f, x, y, ch, out);
+        }
+    }
+}
+
+template <typename T, int K, int BANK>
+void launchDirectT(const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    using C = DirectConfig<K, BANK>;
+    DirectParams<K, BANK> p;
+    p.f = frame;
+    for (int b = 0; b < BANK; ++b)
+        for (int i = 0; i < K * K; ++i) p.taps[b][i] = taps[b * K * K + i];
+    auto kernel = directKernel<T, K, BANK>;
+    if (C::SMEM > 48 * 1024)
+        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(C::SMEM)));
+    const int layers = frame.combine == Combine::Channels ? 1 : frame.inChannels;
+    const dim3 grid((frame.width + C::TW - 1) / C::TW, (frame.height + C::TH - 1) / C::TH, layers);
+    kernel<<<grid, kBlockThreads, C::SMEM, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("directKernel");
+}
+
+template <typename T, int BANK>
+bool launchDirectBank(int k, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    switch (k) {
+    case 3: launchDirectT<T, 3, BANK>(frame, taps, stream); return true;
+    case 5: launchDirectT<T, 5, BANK>(frame, taps, stream); return true;
+    case 7: launchDirectT<T, 7, BANK>(frame, taps, stream); return true;
+    case 9: launchDirectT<T, 9, BANK>(frame, taps, stream); return true;
+    case 15: launchDirectT<T, 15, BANK>(frame, taps, stream); return true;
+    case 31: launchDirectT<T, 31, BANK>(frame, taps, stream); return true;
+    default: return false;
+    }
+}
+
+template <typename T> bool launchDirectTyped(int k, int bank, const ConvFrame& frame, const float* taps,
+                                             cudaStream_t stream) {
+    return bank == 1 ? launchDirectBank<T, 1>(k, frame, taps, stream)
+                     : bank == 2 && launchDirectBank<T, 2>(k, frame, taps, stream);
+}
+
+}  // namespace cudafilters::cuda_detail

@@ -1,0 +1,9 @@
+#include "convolve_direct.cuh"
+
+namespace cudafilters::cuda_detail {
+
+bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    return launchDirectTyped<std::uint8_t>(k, bank, frame, taps, stream);
+}
+
+}  // namespace cudafilters::cuda_detail

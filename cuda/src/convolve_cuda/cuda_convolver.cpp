@@ -1,0 +1,117 @@
+// The CUDA backend of the Convolver: picks a path once per plan, owns the device copy of the taps, and enqueues
+// one kernel per frame on the caller's stream (no allocation, no synchronisation on the frame path).
+#include "convolve_launch.hpp"
+
+#include <cudafilters/cuda_raii.hpp>
+#include <cudafilters/error.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cudafilters {
+namespace cuda_detail {
+
+bool directSizeSupported(int k) { return k == 3 || k == 5 || k == 7 || k == 9 || k == 15 || k == 31; }
+
+void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    const bool launched = type == SampleType::U8 ? launchDirectU8(k, bank, frame, taps, stream)
+                                                 : launchDirectU16(k, bank, frame, taps, stream);
+    if (!launched)
+        throw InvalidArgument("no direct kernel compiled for size " + std::to_string(k) + " and bank " +
+                              std::to_string(bank));
+}
+
+namespace {
+
+enum class Path { Copy, Direct, Separable, Generic };
+
+Path choosePath(const ConvolvePlan& plan) {
+    if (plan.isIdentity()) return Path::Copy;
+    const bool square = plan.kernelWidth == plan.kernelHeight;
+    const bool compiled = square && directSizeSupported(plan.kernelWidth);
+    if (plan.mode != ConvolveMode::Filter || !compiled) return Path::Generic;
+    if (plan.separable && plan.kernels.size() == 1 && plan.combine != Combine::Channels &&
+        int(plan.row.size()) == plan.kernelWidth && int(plan.column.size()) == plan.kernelHeight)
+        return Path::Separable;
+    if (plan.kernels.size() <= 2) return Path::Direct;
+    return Path::Generic;
+}
+
+class CudaConvolver final : public Convolver {
+public:
+    explicit CudaConvolver(ConvolvePlan plan) : Convolver(std::move(plan)), path_(choosePath(plan_)) {
+        int devices = 0;
+        CUDAFILTERS_CHECK(cudaGetDeviceCount(&devices));
+        if (devices == 0)
+            throw CudaError("cudaGetDeviceCount", int(cudaErrorNoDevice), "cudaErrorNoDevice", "no CUDA device");
+        for (const Kernel2D& k : plan_.kernels) taps_.insert(taps_.end(), k.taps.begin(), k.taps.end());
+        if (path_ == Path::Generic) {
+            deviceTaps_.reserve(taps_.size() * sizeof(float));
+            CUDAFILTERS_CHECK(
+                cudaMemcpy(deviceTaps_.data(), taps_.data(), taps_.size() * sizeof(float), cudaMemcpyHostToDevice));
+        }
+    }
+
+    void process(const ImageView& src, const ImageView& dst, GpuStream stream) override {
+        validateImages(plan_, src, dst);
+        if (path_ == Path::Copy) {
+            CUDAFILTERS_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, src.rowBytes(), src.height,
+                                                cudaMemcpyDeviceToDevice, stream));
+            return;
+        }
+        cuda_detail::ConvFrame f;
+        f.src = static_cast<const unsigned char*>(src.data);
+        f.dst = static_cast<unsigned char*>(dst.data);
+        f.srcPitch = src.pitch;
+        f.dstPitch = dst.pitch;
+        f.width = src.width;
+        f.height = src.height;
+        f.inChannels = src.channels;
+        f.outChannels = dst.channels;
+        f.border = plan_.border;
+        f.combine = plan_.combine;
+        f.borderValue = plan_.borderValue;
+        f.bias = plan_.bias;
+        f.absolute = plan_.absolute ? 1 : 0;
+        f.mask = plan_.channelMask;
+        switch (path_) {
+        case Path::Direct:
+            cuda_detail::launchDirect(plan_.type, plan_.kernelWidth, int(plan_.kernels.size()), f, taps_.data(),
+                                      stream);
+            break;
+        case Path::Separable:
+            cuda_detail::launchSeparable(plan_.type, plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
+                                         stream);
+            break;
+        default:
+            cuda_detail::launchGeneric(plan_.type, plan_.mode, int(plan_.kernels.size()), plan_.kernelWidth,
+                                       plan_.kernelHeight, f, deviceTaps_.as<float>(), stream);
+            break;
+        }
+    }
+
+private:
+    Path path_;
+    std::vector<float> taps_;  // the plan's kernels concatenated (host copy for the by-value parameter blocks)
+    DeviceBuffer deviceTaps_;  // the same on the device, for the generic path
+};
+
+}  // namespace
+
+const char* pathName(const ConvolvePlan& plan) {
+    switch (choosePath(plan)) {
+    case Path::Copy: return "copy";
+    case Path::Direct: return "direct";
+    case Path::Separable: return "separable";
+    case Path::Generic: return "generic";
+    }
+    return "unknown";
+}
+
+}  // namespace cuda_detail
+
+std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan) {
+    return std::make_unique<cuda_detail::CudaConvolver>(std::move(plan));
+}
+
+}  // namespace cudafilters

@@ -1,0 +1,52 @@
+// CPU backend: OpenCV (cv::equalizeHist, cv::createCLAHE, cv::cvtColor) for per-frame work where it exists; the
+// shared integer core of the reference for temporal smoothing, 16-bit global equalization and builds without OpenCV.
+#include "cpu_equalizer.hpp"
+
+#include "histeq_ref.hpp"
+
+#include <array>
+#include <vector>
+
+namespace cudafilters {
+namespace {
+
+class CpuEqualizer final : public Equalizer {
+public:
+    explicit CpuEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)) {}
+
+    void process(const ImageView& src, const ImageView& dst, GpuStream) override {
+        validateImages(plan_, src, dst);
+        const bool stateless = plan_.smoothing == 0.0f;
+        if (plan_.statistics || !stateless) ref::extractPlanes(plan_, src, planes_);
+        if (plan_.statistics) {
+            FrameStatistics& s = stats_[frames_ % kStatisticsDepth];
+            ref::planeStatistics(planes_, plan_.bins(), s);
+            s.frame = frames_;
+        }
+        if (!stateless || !detail::equalizeWithLibrary(plan_, src, dst)) {
+            if (!plan_.statistics && stateless) ref::extractPlanes(plan_, src, planes_);
+            ref::equalizePlanes(plan_, src.width, src.height, planes_, state_);
+            ref::rebuildFrame(plan_, src, planes_, dst);
+        }
+        ++frames_;
+    }
+    void reset() override { state_.valid = false; }
+    std::uint64_t frameCount() const override { return frames_; }
+    bool statistics(FrameStatistics& out, std::uint64_t frame) const override {
+        if (!plan_.statistics || frame >= frames_ || frames_ - frame > std::uint64_t(kStatisticsDepth)) return false;
+        out = stats_[frame % kStatisticsDepth];
+        return true;
+    }
+
+private:
+    std::vector<std::vector<std::uint16_t>> planes_;
+    ref::SmoothingState state_;
+    std::uint64_t frames_ = 0;
+    std::array<FrameStatistics, kStatisticsDepth> stats_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Equalizer> makeCpuEqualizer(EqualizePlan plan) { return std::make_unique<CpuEqualizer>(std::move(plan)); }
+
+}  // namespace cudafilters

@@ -1,0 +1,8 @@
+// CPU backend without OpenCV: the shared core (cuda/ref) does all the work.
+#include "cpu_equalizer.hpp"
+
+namespace cudafilters::detail {
+
+bool equalizeWithLibrary(const EqualizePlan&, const ImageView&, const ImageView&) { return false; }
+
+}  // namespace cudafilters::detail

@@ -1,0 +1,47 @@
+#pragma once
+// What a subclass of GstCudaFilter builds from its settings and the negotiated format: the engine objects that
+// filter the planes of a frame. The base owns the frame pipeline and calls process() once per frame with the
+// views of one slot; the work never sees a GstBuffer.
+#include "planelayout.h"
+
+#include <cudafilters/convolve.hpp>
+
+#include <gst/gst.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace gstcudafilters {
+
+using cudafilters::Backend;
+using cudafilters::GpuStream;
+
+// What make_work is given.
+struct WorkConfig {
+    const GstVideoInfo* info = nullptr;
+    std::vector<PlaneLayout> planes;
+    Backend backend = Backend::Cpu;
+    int slots = 1;  // pipeline depth: process() is called with slot in [0, slots)
+};
+
+class FilterWork {
+public:
+    virtual ~FilterWork() = default;
+
+    // True for the planes process() writes; the base copies the others from input to output.
+    virtual bool writesPlane(int plane) const = 0;
+
+    // Filters one frame. src/dst: one view per plane, device memory on `stream` (CUDA) or host memory (CPU, stream
+    // null). Work for different slots may be in flight at once on different streams. Throws cudafilters::CudaError
+    // or cudafilters::InvalidArgument.
+    virtual void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
+                         GpuStream stream) = 0;
+
+    // Called in frame order once the frame of `slot` is complete (its stream synchronised), before it is pushed.
+    virtual void frameDone(GstElement* /*element*/, GstBuffer* /*out*/, int /*slot*/) {}
+
+    // Forgets temporal state (after a flush or a discontinuity).
+    virtual void reset() {}
+};
+
+}  // namespace gstcudafilters

@@ -1,0 +1,48 @@
+#pragma once
+// GstCudaFilter: the abstract base of the project's elements. It negotiates the video formats (same in and out),
+// runs the frame pipeline (pipeline-depth slots in flight, in-order output, drain on EOS and caps, drop on flush),
+// offers and uses page-locked buffer pools, chooses the backend (CUDA or CPU) and reports latency. A subclass only
+// turns its settings and the negotiated format into a FilterWork (engine objects) in make_work.
+#include "filterwork.h"
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include <memory>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_FILTER (gst_cuda_filter_get_type())
+G_DECLARE_DERIVABLE_TYPE(GstCudaFilter, gst_cuda_filter, GST, CUDA_FILTER, GstBaseTransform)
+
+typedef enum {
+    GST_CUDA_FILTER_BACKEND_AUTO,
+    GST_CUDA_FILTER_BACKEND_CUDA,
+    GST_CUDA_FILTER_BACKEND_CPU,
+} GstCudaFilterBackend;
+
+#define GST_TYPE_CUDA_FILTER_BACKEND (gst_cuda_filter_backend_get_type())
+GType gst_cuda_filter_backend_get_type(void);
+
+struct _GstCudaFilterClass {
+    GstBaseTransformClass parent_class;
+
+    // Builds the engine objects for the current settings (copied under the object lock) and `config`.
+    // Returns nullptr when the settings leave every frame unchanged (the element then runs in passthrough).
+    // Throws cudafilters::InvalidArgument (a user-actionable message) or cudafilters::CudaError.
+    std::shared_ptr<gstcudafilters::FilterWork> (*make_work)(GstCudaFilter* filter,
+                                                             const gstcudafilters::WorkConfig& config);
+
+    // Checks the settings on their own, before any format is known (at start). Throws cudafilters::InvalidArgument.
+    void (*check_settings)(GstCudaFilter* filter);
+
+    gpointer padding[GST_PADDING];
+};
+
+// Called by subclasses after a setting changed: the next frame uses a work object rebuilt from the new settings.
+void gst_cuda_filter_settings_changed(GstCudaFilter* filter);
+
+// The pad template caps shared by the elements.
+GstCaps* gst_cuda_filter_template_caps(void);
+
+G_END_DECLS

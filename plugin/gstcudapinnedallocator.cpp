@@ -1,0 +1,137 @@
+#include "gstcudapinnedallocator.h"
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_pinned_allocator_debug);
+#define GST_CAT_DEFAULT gst_cuda_pinned_allocator_debug
+
+struct _GstCudaPinnedAllocator {
+    GstAllocator parent;
+};
+
+namespace {
+
+struct PinnedMemory {
+    GstMemory mem;
+    guint8* data;  // start of the cudaHostAlloc block (owned by the root memory only)
+};
+
+GstMemory* pinned_memory_new(GstAllocator* allocator, GstMemory* parent, guint8* data, gsize maxsize,
+                             gsize offset, gsize size, GstMemoryFlags flags, gsize align) {
+    auto* mem = g_slice_new(PinnedMemory);
+    gst_memory_init(GST_MEMORY_CAST(mem), flags, allocator, parent, maxsize, align, offset, size);
+    mem->data = data;
+    return GST_MEMORY_CAST(mem);
+}
+
+gpointer pinned_map(GstMemory* mem, gsize, GstMapFlags) { return reinterpret_cast<PinnedMemory*>(mem)->data; }
+void pinned_unmap(GstMemory*) {}
+
+GstMemory* pinned_share(GstMemory* mem, gssize offset, gssize size) {
+    GstMemory* parent = mem->parent ? mem->parent : mem;
+    if (size == -1) size = gssize(mem->size) - offset;
+    return pinned_memory_new(mem->allocator, parent, reinterpret_cast<PinnedMemory*>(mem)->data, mem->maxsize,
+                             mem->offset + offset, gsize(size),
+                             GstMemoryFlags(GST_MINI_OBJECT_FLAGS(parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY),
+                             mem->align);
+}
+
+}  // namespace
+
+G_DEFINE_TYPE(GstCudaPinnedAllocator, gst_cuda_pinned_allocator, GST_TYPE_ALLOCATOR)
+
+static GstMemory* gst_cuda_pinned_allocator_alloc(GstAllocator* allocator, gsize size, GstAllocationParams* params) {
+    const gsize align = params->align;  // cudaHostAlloc returns page-aligned memory; honour larger alignments too
+    const gsize maxsize = size + params->prefix + params->padding + (align > 4095 ? align : 0);
+    void* data = nullptr;
+    const cudaError_t status = cudaHostAlloc(&data, maxsize, cudaHostAllocPortable);
+    if (status != cudaSuccess) {
+        cudaGetLastError();
+        GST_ERROR_OBJECT(allocator, "cudaHostAlloc(%" G_GSIZE_FORMAT ") failed: %s (%s)", maxsize,
+                         cudaGetErrorName(status), cudaGetErrorString(status));
+        return nullptr;
+    }
+    gsize offset = params->prefix;
+    if (align > 4095) {
+        const gsize misalign = (reinterpret_cast<guintptr>(data) + offset) & align;
+        if (misalign) offset += align + 1 - misalign;
+    }
+    GstMemory* mem = pinned_memory_new(allocator, nullptr, static_cast<guint8*>(data), maxsize, offset, size,
+                                       params->flags, align);
+    if ((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED) && offset) memset(data, 0, offset);
+    if ((params->flags & GST_MEMORY_FLAG_ZERO_PADDED) && maxsize > offset + size)
+        memset(static_cast<guint8*>(data) + offset + size, 0, maxsize - offset - size);
+    return mem;
+}
+
+static void gst_cuda_pinned_allocator_free(GstAllocator*, GstMemory* mem) {
+    auto* pinned = reinterpret_cast<PinnedMemory*>(mem);
+    if (!mem->parent && pinned->data) {
+        const cudaError_t status = cudaFreeHost(pinned->data);
+        if (status != cudaSuccess) {
+            cudaGetLastError();
+            GST_WARNING("cudaFreeHost failed: %s", cudaGetErrorName(status));
+        }
+    }
+    g_slice_free(PinnedMemory, pinned);
+}
+
+static void gst_cuda_pinned_allocator_class_init(GstCudaPinnedAllocatorClass* klass) {
+    GstAllocatorClass* allocator_class = GST_ALLOCATOR_CLASS(klass);
+    allocator_class->alloc = gst_cuda_pinned_allocator_alloc;
+    allocator_class->free = gst_cuda_pinned_allocator_free;
+    GST_DEBUG_CATEGORY_INIT(gst_cuda_pinned_allocator_debug, "cudapinnedallocator", 0,
+                            "page-locked host memory for CUDA transfers");
+}
+
+static void gst_cuda_pinned_allocator_init(GstCudaPinnedAllocator* self) {
+    GstAllocator* alloc = GST_ALLOCATOR_CAST(self);
+    alloc->mem_type = GST_CUDA_PINNED_MEMORY_TYPE;
+    alloc->mem_map = pinned_map;
+    alloc->mem_unmap = pinned_unmap;
+    alloc->mem_share = pinned_share;
+    GST_OBJECT_FLAG_SET(self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator* gst_cuda_pinned_allocator_get(void) {
+    static GstAllocator* instance = nullptr;
+    if (g_once_init_enter(&instance)) {
+        GstAllocator* allocator = GST_ALLOCATOR_CAST(g_object_new(GST_TYPE_CUDA_PINNED_ALLOCATOR, nullptr));
+        gst_object_ref_sink(allocator);
+        GST_OBJECT_FLAG_SET(allocator, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+        g_once_init_leave(&instance, allocator);
+    }
+    return GST_ALLOCATOR_CAST(gst_object_ref(instance));
+}
+
+gboolean gst_is_cuda_pinned_memory(GstMemory* mem) {
+    return mem && mem->allocator && GST_IS_CUDA_PINNED_ALLOCATOR(mem->allocator);
+}
+
+gboolean gst_buffer_is_cuda_pinned(GstBuffer* buffer) {
+    const guint n = gst_buffer_n_memory(buffer);
+    if (n == 0) return FALSE;
+    for (guint i = 0; i < n; ++i)
+        if (!gst_is_cuda_pinned_memory(gst_buffer_peek_memory(buffer, i))) return FALSE;
+    return TRUE;
+}
+
+GstBufferPool* gst_cuda_pinned_pool_new(GstCaps* caps, guint size, guint min_buffers, guint max_buffers) {
+    GstBufferPool* pool = gst_video_buffer_pool_new();
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, size, min_buffers, max_buffers);
+    GstAllocator* allocator = gst_cuda_pinned_allocator_get();
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    gst_buffer_pool_config_set_allocator(config, allocator, &params);
+    gst_object_unref(allocator);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(pool, config)) {
+        GST_WARNING("pinned pool rejected its configuration");
+        gst_object_unref(pool);
+        return nullptr;
+    }
+    return pool;
+}

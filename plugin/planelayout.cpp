@@ -1,0 +1,71 @@
+#include "planelayout.h"
+
+#include <cstring>
+
+namespace gstcudafilters {
+
+std::vector<PlaneLayout> planeLayouts(const GstVideoInfo& info) {
+    const GstVideoFormatInfo* finfo = info.finfo;
+    std::vector<PlaneLayout> planes(GST_VIDEO_INFO_N_PLANES(&info));
+    for (std::size_t p = 0; p < planes.size(); ++p) planes[p].plane = int(p);
+
+    for (guint comp = 0; comp < GST_VIDEO_FORMAT_INFO_N_COMPONENTS(finfo); ++comp) {
+        PlaneLayout& plane = planes[GST_VIDEO_FORMAT_INFO_PLANE(finfo, comp)];
+        const int depth = GST_VIDEO_FORMAT_INFO_DEPTH(finfo, comp);
+        const int sampleBytes = depth > 8 ? 2 : 1;
+        plane.type = depth > 8 ? SampleType::U16 : SampleType::U8;
+        plane.width = GST_VIDEO_INFO_COMP_WIDTH(&info, comp);
+        plane.height = GST_VIDEO_INFO_COMP_HEIGHT(&info, comp);
+        plane.channels = GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, comp) / sampleBytes;
+        plane.rowBytes = std::size_t(plane.width) * plane.channels * sampleBytes;
+        plane.yuv = GST_VIDEO_FORMAT_INFO_IS_YUV(finfo);
+        plane.rgb = GST_VIDEO_FORMAT_INFO_IS_RGB(finfo);
+        const int channel = GST_VIDEO_FORMAT_INFO_POFFSET(finfo, comp) / sampleBytes;
+        plane.componentChannel[comp] = channel;
+        const bool alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA(finfo) && comp == GST_VIDEO_COMP_A;
+        if (!alpha) plane.colorMask |= 1u << channel;
+        if (comp == 0 && !plane.rgb) plane.luma = true;
+    }
+    return planes;
+}
+
+std::vector<ImageView> frameViews(const std::vector<PlaneLayout>& planes, const GstVideoFrame& frame) {
+    std::vector<ImageView> views(planes.size());
+    for (std::size_t p = 0; p < planes.size(); ++p) {
+        ImageView& v = views[p];
+        v.data = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
+        v.width = planes[p].width;
+        v.height = planes[p].height;
+        v.pitch = std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p));
+        v.type = planes[p].type;
+        v.channels = planes[p].channels;
+    }
+    return views;
+}
+
+std::vector<ImageView> bufferViews(const std::vector<PlaneLayout>& planes, void* base,
+                                   const std::vector<std::size_t>& offsets, const std::vector<std::size_t>& pitches) {
+    std::vector<ImageView> views(planes.size());
+    for (std::size_t p = 0; p < planes.size(); ++p) {
+        ImageView& v = views[p];
+        v.data = static_cast<std::uint8_t*>(base) + offsets[p];
+        v.width = planes[p].width;
+        v.height = planes[p].height;
+        v.pitch = pitches[p];
+        v.type = planes[p].type;
+        v.channels = planes[p].channels;
+    }
+    return views;
+}
+
+void copyPlane(const ImageView& src, const ImageView& dst) {
+    if (src.data == dst.data) return;
+    const std::size_t bytes = src.rowBytes();
+    if (src.pitch == dst.pitch && src.pitch == bytes) {
+        std::memcpy(dst.data, src.data, bytes * std::size_t(src.height));
+        return;
+    }
+    for (int y = 0; y < src.height; ++y) std::memcpy(dst.row<std::uint8_t>(y), src.row<const std::uint8_t>(y), bytes);
+}
+
+}  // namespace gstcudafilters

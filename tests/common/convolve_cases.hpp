@@ -1,0 +1,33 @@
+#pragma once
+// Shared helpers for convolution tests: random kernels, running a backend on host images.
+#include "test_images.hpp"
+
+#include <cudafilters/convolve.hpp>
+
+#include <random>
+
+namespace cudafilters::test {
+
+inline Kernel2D randomKernel(int width, int height, std::uint32_t seed, bool integer) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> real(-1.f, 1.f);
+    std::uniform_int_distribution<int> whole(-4, 4);
+    Kernel2D k{width, height, {}};
+    for (int i = 0; i < width * height; ++i) k.taps.push_back(integer ? float(whole(rng)) : real(rng));
+    return k;
+}
+
+// Output image shaped for the plan, poisoned.
+inline HostImage outputFor(const ConvolvePlan& plan, int width, int height) {
+    HostImage out(width, height, plan.outputChannels, plan.type, 7);
+    out.fillRows(0x5A);
+    return out;
+}
+
+inline HostImage runBackend(Backend backend, const ConvolvePlan& plan, HostImage& input) {
+    HostImage out = outputFor(plan, input.width(), input.height());
+    makeConvolver(plan, backend)->process(input.view(), out.view());
+    return out;
+}
+
+}  // namespace cudafilters::test

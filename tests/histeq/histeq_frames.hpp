@@ -1,0 +1,64 @@
+#pragma once
+// Test frames for histogram equalization: the content classes of issue 3 at sizes that stress tile padding.
+#include "test_images.hpp"
+
+#include <cudafilters/histeq.hpp>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cudafilters::test {
+
+enum class Pattern { Random, Uniform, TwoLevel, LowContrastGradient, Blobs };
+
+inline const char* patternName(Pattern p) {
+    switch (p) {
+    case Pattern::Random: return "random";
+    case Pattern::Uniform: return "uniform";
+    case Pattern::TwoLevel: return "two-level";
+    case Pattern::LowContrastGradient: return "low-contrast-gradient";
+    case Pattern::Blobs: return "blobs";
+    }
+    return "?";
+}
+
+inline const std::vector<Pattern>& allPatterns() {
+    static const std::vector<Pattern> p{Pattern::Random, Pattern::Uniform, Pattern::TwoLevel,
+                                        Pattern::LowContrastGradient, Pattern::Blobs};
+    return p;
+}
+
+// Fills every channel; values scaled to the sample type's range.
+inline void fillPattern(HostImage& img, Pattern p, std::uint32_t seed) {
+    const int maxV = img.maxValue();
+    const double s = maxV / 255.0;
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> noise(0, maxV);
+    std::uniform_int_distribution<int> small(-3, 3);
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            for (int c = 0; c < img.channels(); ++c) {
+                double v = 0;
+                switch (p) {
+                case Pattern::Random: v = noise(rng); break;
+                case Pattern::Uniform: v = std::round((97 + 13 * c) * s); break;
+                case Pattern::TwoLevel: v = std::round(((x / 5 + y / 3 + c) % 2 ? 180 : 40) * s); break;
+                case Pattern::LowContrastGradient:
+                    v = std::round((100 + 24.0 * x / std::max(1, img.width() - 1) + 8.0 * y / std::max(1, img.height() - 1) +
+                                    c) * s);
+                    break;
+                case Pattern::Blobs:
+                    v = std::round((128 + 90 * std::sin(x * 0.07 + c) * std::cos(y * 0.05) + small(rng)) * s);
+                    break;
+                }
+                img.setSample(x, y, c, std::clamp(v, 0.0, double(maxV)));
+            }
+}
+
+struct Size2 { int w, h; };
+
+inline std::string sizeName(Size2 s) { return std::to_string(s.w) + "x" + std::to_string(s.h); }
+
+}  // namespace cudafilters::test

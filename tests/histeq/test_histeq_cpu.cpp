@@ -1,0 +1,511 @@
+// Histogram equalization on the CPU: reference and CPU backend against OpenCV (0 differing pixels), 16-bit, colour
+// modes, temporal smoothing, statistics and parameter validation.
+#include "histeq_frames.hpp"
+#include "histeq_ref.hpp"
+
+#include <cudafilters/error.hpp>
+#include <cudafilters/histeq.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#ifdef CUDAFILTERS_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+using namespace cudafilters;
+using namespace cudafilters::test;
+
+namespace {
+
+HostImage run(Equalizer& eq, HostImage& src, std::size_t extraPitch = 7) {
+    HostImage dst(src.width(), src.height(), src.channels(), src.type(), extraPitch);
+    dst.fillRows(0x5A);
+    eq.process(src.view(), dst.view());
+    EXPECT_TRUE(dst.paddingIntact()) << "padding after the rows was written";
+    return dst;
+}
+
+HostImage run(const EqualizePlan& plan, Backend backend, HostImage& src) {
+    auto eq = makeEqualizer(plan, backend);
+    return run(*eq, src);
+}
+
+EqualizeDesc clahe(double clip, int tx, int ty) {
+    EqualizeDesc d;
+    d.mode = EqualizeMode::Clahe;
+    d.clipLimit = clip;
+    d.tilesX = tx;
+    d.tilesY = ty;
+    return d;
+}
+
+const std::vector<Size2> kSizes{{64, 48}, {333, 177}, {97, 61}, {16, 16}, {1, 1}, {640, 360}};
+const std::vector<double> kClips{0, 1, 2, 4, 40};
+const std::vector<std::pair<int, int>> kGrids{{1, 1}, {2, 3}, {8, 8}, {16, 16}};
+
+}  // namespace
+
+#ifdef CUDAFILTERS_HAVE_OPENCV
+
+namespace {
+
+cv::Mat wrap(HostImage& img) {
+    const int depth = img.type() == SampleType::U8 ? CV_8U : CV_16U;
+    return cv::Mat(img.height(), img.width(), CV_MAKETYPE(depth, img.channels()), img.bytes(), img.pitch());
+}
+
+HostImage fromMat(const cv::Mat& m, SampleType type) {
+    HostImage out(m.cols, m.rows, m.channels(), type, 5);
+    for (int y = 0; y < m.rows; ++y) std::memcpy(out.bytes() + y * out.pitch(), m.ptr(y), out.rowBytes());
+    return out;
+}
+
+HostImage openCvEqualize(HostImage& src, const EqualizeDesc& d) {
+    cv::Mat out;
+    if (d.mode == EqualizeMode::Global) cv::equalizeHist(wrap(src), out);
+    else cv::createCLAHE(d.clipLimit, cv::Size(d.tilesX, d.tilesY))->apply(wrap(src), out);
+    return fromMat(out, src.type());
+}
+
+void expectExact(HostImage& expected, HostImage& actual, const std::string& what) {
+    const Difference d = compareImages(expected, actual);
+    EXPECT_EQ(d.differing, 0) << what << ": " << describe(d);
+}
+
+}  // namespace
+
+TEST(HisteqOpenCV, GlobalGray8ReferenceAndCpuMatchEqualizeHist) {
+    for (Size2 s : kSizes)
+        for (Pattern p : allPatterns()) {
+            HostImage src(s.w, s.h, 1, SampleType::U8);
+            fillPattern(src, p, 11 + s.w);
+            EqualizeDesc d;
+            HostImage expected = openCvEqualize(src, d);
+            const auto plan = EqualizePlan::make(d, SampleType::U8, 1);
+            for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                HostImage out = run(plan, b, src);
+                expectExact(expected, out, std::string(backendName(b)) + " " + sizeName(s) + " " + patternName(p));
+            }
+        }
+}
+
+TEST(HisteqOpenCV, ClaheGray8ReferenceAndCpuMatchCreateClahe) {
+    for (Size2 s : kSizes)
+        for (auto [tx, ty] : kGrids) {
+            if (tx > s.w || ty > s.h) continue;
+            for (double clip : kClips)
+                for (Pattern p : allPatterns()) {
+                    HostImage src(s.w, s.h, 1, SampleType::U8);
+                    fillPattern(src, p, 3 + s.h);
+                    const EqualizeDesc d = clahe(clip, tx, ty);
+                    HostImage expected = openCvEqualize(src, d);
+                    const auto plan = EqualizePlan::make(d, SampleType::U8, 1);
+                    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                        HostImage out = run(plan, b, src);
+                        expectExact(expected, out,
+                                    std::string(backendName(b)) + " " + sizeName(s) + " grid " + std::to_string(tx) +
+                                        "x" + std::to_string(ty) + " clip " + std::to_string(clip) + " " +
+                                        patternName(p));
+                    }
+                }
+        }
+}
+
+TEST(HisteqOpenCV, ClaheGridAsLargeAsTheFrameMatches) {
+    // tiles == width with a height not divisible by the grid: OpenCV pads a whole tile width, reflected twice.
+    HostImage src(8, 13, 1, SampleType::U8);
+    fillPattern(src, Pattern::Random, 5);
+    const EqualizeDesc d = clahe(2, 8, 4);
+    HostImage expected = openCvEqualize(src, d);
+    HostImage out = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, src);
+    expectExact(expected, out, "8x13 grid 8x4");
+}
+
+TEST(HisteqOpenCV, ClaheGray16ReferenceMatchesCreateClahe) {
+    for (Size2 s : std::vector<Size2>{{64, 48}, {97, 61}})
+        for (auto [tx, ty] : std::vector<std::pair<int, int>>{{1, 1}, {2, 3}, {8, 8}})
+            for (double clip : {0.0, 2.0, 40.0})
+                for (Pattern p : {Pattern::Random, Pattern::Blobs, Pattern::TwoLevel}) {
+                    HostImage src(s.w, s.h, 1, SampleType::U16);
+                    fillPattern(src, p, 99);
+                    const EqualizeDesc d = clahe(clip, tx, ty);
+                    HostImage expected = openCvEqualize(src, d);
+                    const auto plan = EqualizePlan::make(d, SampleType::U16, 1);
+                    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                        HostImage out = run(plan, b, src);
+                        expectExact(expected, out, std::string(backendName(b)) + " u16 " + sizeName(s) + " clip " +
+                                                       std::to_string(clip) + " " + patternName(p));
+                    }
+                }
+}
+
+namespace {
+
+// The luma pipeline spelled out with OpenCV: cvtColor to YCrCb, equalize Y, cvtColor back, alpha copied.
+HostImage openCvLuma(HostImage& src, const EqualizeDesc& d, ChannelOrder order) {
+    cv::Mat in = wrap(src);
+    const int depth = src.type() == SampleType::U8 ? CV_8U : CV_16U;
+    cv::Mat bgr(in.rows, in.cols, CV_MAKETYPE(depth, 3));
+    const int toBgr[] = {order.blue, 0, order.green, 1, order.red, 2};
+    cv::mixChannels(&in, 1, &bgr, 1, toBgr, 3);
+    cv::Mat ycc;
+    cv::cvtColor(bgr, ycc, cv::COLOR_BGR2YCrCb);
+    std::vector<cv::Mat> parts;
+    cv::split(ycc, parts);
+    cv::Mat y;
+    if (d.mode == EqualizeMode::Global) cv::equalizeHist(parts[0], y);
+    else cv::createCLAHE(d.clipLimit, cv::Size(d.tilesX, d.tilesY))->apply(parts[0], y);
+    parts[0] = y;
+    cv::merge(parts, ycc);
+    cv::cvtColor(ycc, bgr, cv::COLOR_YCrCb2BGR);
+    cv::Mat out = in.clone();
+    const int fromBgr[] = {0, order.blue, 1, order.green, 2, order.red};
+    cv::mixChannels(&bgr, 1, &out, 1, fromBgr, 3);
+    return fromMat(out, src.type());
+}
+
+HostImage openCvPerChannel(HostImage& src, const EqualizeDesc& d, ChannelOrder order) {
+    cv::Mat in = wrap(src);
+    cv::Mat out = in.clone();
+    for (int c : {order.red, order.green, order.blue}) {
+        cv::Mat plane, eq;
+        cv::extractChannel(in, plane, c);
+        if (d.mode == EqualizeMode::Global) cv::equalizeHist(plane, eq);
+        else cv::createCLAHE(d.clipLimit, cv::Size(d.tilesX, d.tilesY))->apply(plane, eq);
+        cv::insertChannel(eq, out, c);
+    }
+    return fromMat(out, src.type());
+}
+
+struct Layout { int channels; ChannelOrder order; const char* name; };
+const std::vector<Layout> kLayouts{{3, ChannelOrder::rgb(), "RGB"},
+                                   {3, ChannelOrder::bgr(), "BGR"},
+                                   {4, ChannelOrder::rgb(), "RGBA"},
+                                   {4, ChannelOrder::bgr(), "BGRA"},
+                                   {4, ChannelOrder::argb(), "ARGB"},
+                                   {4, ChannelOrder::abgr(), "ABGR"}};
+
+}  // namespace
+
+TEST(HisteqOpenCV, LumaModeMatchesCvtColorRoundTrip) {
+    for (const Layout& l : kLayouts)
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(4, 3, 2)})
+            for (Pattern p : {Pattern::Random, Pattern::Blobs}) {
+                HostImage src(101, 67, l.channels, SampleType::U8);
+                fillPattern(src, p, 17);
+                d.colorMode = ColorMode::Luma;
+                HostImage expected = openCvLuma(src, d, l.order);
+                const auto plan = EqualizePlan::make(d, SampleType::U8, l.channels, l.order);
+                for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                    HostImage out = run(plan, b, src);
+                    expectExact(expected, out, std::string(backendName(b)) + " luma " + l.name + " " +
+                                                   equalizeModeName(d.mode) + " " + patternName(p));
+                }
+            }
+}
+
+TEST(HisteqOpenCV, LumaMode16BitMatchesCvtColorRoundTrip) {
+    for (const Layout& l : {kLayouts[0], kLayouts[3]}) {
+        HostImage src(64, 40, l.channels, SampleType::U16);
+        fillPattern(src, Pattern::Blobs, 4);
+        EqualizeDesc d = clahe(2, 4, 4);
+        HostImage expected = openCvLuma(src, d, l.order);
+        HostImage out = run(EqualizePlan::make(d, SampleType::U16, l.channels, l.order), Backend::Reference, src);
+        expectExact(expected, out, std::string("u16 luma ") + l.name);
+    }
+}
+
+TEST(HisteqOpenCV, PerChannelModeMatchesSplitEqualizeMerge) {
+    for (const Layout& l : kLayouts)
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
+            HostImage src(77, 50, l.channels, SampleType::U8);
+            fillPattern(src, Pattern::Blobs, 23);
+            d.colorMode = ColorMode::PerChannel;
+            HostImage expected = openCvPerChannel(src, d, l.order);
+            const auto plan = EqualizePlan::make(d, SampleType::U8, l.channels, l.order);
+            for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                HostImage out = run(plan, b, src);
+                expectExact(expected, out, std::string(backendName(b)) + " per-channel " + l.name);
+            }
+        }
+}
+
+TEST(HisteqOpenCV, InPlaceMatches) {
+    HostImage src(90, 70, 4, SampleType::U8);
+    fillPattern(src, Pattern::Blobs, 8);
+    EqualizeDesc d = clahe(2, 8, 8);
+    HostImage expected = openCvLuma(src, d, ChannelOrder::rgb());
+    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+        HostImage img = src;
+        makeEqualizer(d, SampleType::U8, 4, b)->process(img.view(), img.view());
+        expectExact(expected, img, std::string(backendName(b)) + " in place");
+    }
+}
+
+#endif  // CUDAFILTERS_HAVE_OPENCV
+
+TEST(HisteqCpu, CpuBackendMatchesReferenceEverywhere) {
+    // Includes what OpenCV has no counterpart for (16-bit global, smoothing) and builds without OpenCV.
+    for (SampleType t : {SampleType::U8, SampleType::U16})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 2, 3)})
+            for (double alpha : {0.0, 0.7}) {
+                d.smoothing = alpha;
+                auto ref = makeEqualizer(d, t, 1, Backend::Reference);
+                auto cpu = makeEqualizer(d, t, 1, Backend::Cpu);
+                for (int frame = 0; frame < 3; ++frame) {
+                    HostImage src(70, 45, 1, t);
+                    fillPattern(src, frame % 2 ? Pattern::Blobs : Pattern::Random, 40 + frame);
+                    HostImage a = run(*ref, src), b = run(*cpu, src);
+                    const Difference diff = compareImages(a, b);
+                    EXPECT_EQ(diff.differing, 0) << sampleTypeName(t) << " " << equalizeModeName(d.mode) << " alpha "
+                                                 << alpha << " frame " << frame << ": " << describe(diff);
+                }
+            }
+}
+
+TEST(HisteqCpu, Global16BitUsesAFullLevelHistogram) {
+    // 16-bit global = equalizeHist's formula over 65536 bins: a uniform frame is unchanged, the output is monotone
+    // and spans 0..65535, and a frame of two levels maps to 0 and 65535.
+    HostImage src(50, 30, 1, SampleType::U16);
+    fillPattern(src, Pattern::Uniform, 1);
+    HostImage out = run(EqualizePlan::make({}, SampleType::U16, 1), Backend::Reference, src);
+    EXPECT_EQ(compareImages(src, out).differing, 0);
+
+    fillPattern(src, Pattern::TwoLevel, 1);
+    out = run(EqualizePlan::make({}, SampleType::U16, 1), Backend::Reference, src);
+    for (int y = 0; y < 30; ++y)
+        for (int x = 0; x < 50; ++x) EXPECT_EQ(out.sample(x, y, 0), src.sample(x, y, 0) > 30000 ? 65535 : 0);
+
+    fillPattern(src, Pattern::Random, 2);
+    out = run(EqualizePlan::make({}, SampleType::U16, 1), Backend::Reference, src);
+    double lo = 65535, hi = 0;
+    for (int y = 0; y < 30; ++y)
+        for (int x = 0; x < 50; ++x) {
+            lo = std::min(lo, out.sample(x, y, 0));
+            hi = std::max(hi, out.sample(x, y, 0));
+            for (int x2 = 0; x2 < 50; ++x2)
+                if (src.sample(x2, y, 0) > src.sample(x, y, 0)) EXPECT_GE(out.sample(x2, y, 0), out.sample(x, y, 0));
+        }
+    EXPECT_EQ(lo, 0);
+    EXPECT_EQ(hi, 65535);
+}
+
+namespace {
+
+// A textured frame whose brightness is shifted by `offset` (saturating), plus mild sensor noise.
+HostImage flickerFrame(int offset, std::uint32_t seed) {
+    HostImage f(160, 120, 1, SampleType::U8);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> noise(0, 2.0);
+    for (int y = 0; y < 120; ++y)
+        for (int x = 0; x < 160; ++x) {
+            const double base = 60 + 50 * std::sin(x * 0.05) * std::cos(y * 0.07) + 0.4 * x;
+            f.setSample(x, y, 0, std::clamp(std::round(base + offset + noise(rng)), 0.0, 255.0));
+        }
+    return f;
+}
+
+double meanOf(const HostImage& img) {
+    double s = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) s += img.sample(x, y, 0);
+    return s / (double(img.width()) * img.height());
+}
+
+// Mean |Δ mean| between consecutive output frames, after a warm-up.
+double outputJitter(const EqualizeDesc& d, int frames) {
+    auto eq = makeEqualizer(d, SampleType::U8, 1, Backend::Cpu);
+    std::vector<double> means;
+    for (int t = 0; t < frames; ++t) {
+        HostImage src = flickerFrame(t % 2 ? 20 : -20, 1000 + t);
+        means.push_back(meanOf(run(*eq, src)));
+    }
+    double j = 0;
+    int n = 0;
+    for (int t = frames / 3; t < frames; ++t, ++n) j += std::abs(means[t] - means[t - 1]);
+    return j / n;
+}
+
+}  // namespace
+
+TEST(HisteqSmoothing, FlickerJitterDropsAtAlpha09) {
+    for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
+            d.smoothTarget = target;
+            d.smoothing = 0;
+            const double perFrame = outputJitter(d, 60);
+            d.smoothing = 0.9;
+            const double smoothed = outputJitter(d, 60);
+            RecordProperty(std::string(equalizeModeName(d.mode)) + (target == SmoothTarget::Lut ? "-lut" : "-hist"),
+                           std::to_string(perFrame) + " -> " + std::to_string(smoothed));
+            std::printf("jitter %s %s: alpha 0 %.3f, alpha 0.9 %.3f (%.1fx)\n", equalizeModeName(d.mode),
+                        target == SmoothTarget::Lut ? "lut-ema" : "histogram-ema", perFrame, smoothed,
+                        perFrame / smoothed);
+            EXPECT_GE(perFrame / smoothed, 5.0) << equalizeModeName(d.mode);
+        }
+}
+
+TEST(HisteqSmoothing, StaticClipConvergesToThePerFrameResult) {
+    for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
+            HostImage first = flickerFrame(-20, 1), still = flickerFrame(10, 2);
+            HostImage expected = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, still);
+            d.smoothing = 0.9;
+            d.smoothTarget = target;
+            auto eq = makeEqualizer(d, SampleType::U8, 1, Backend::Cpu);
+            run(*eq, first);
+            HostImage out;
+            for (int t = 0; t < 200; ++t) out = run(*eq, still);
+            EXPECT_EQ(compareImages(expected, out).differing, 0) << equalizeModeName(d.mode);
+        }
+}
+
+TEST(HisteqSmoothing, AlphaZeroIsExactlyPerFrameAndResetForgets) {
+    EqualizeDesc d = clahe(2, 4, 4);
+    auto eq = makeEqualizer(d, SampleType::U8, 1, Backend::Cpu);
+    for (int t = 0; t < 3; ++t) {
+        HostImage src = flickerFrame(t * 10, t);
+        HostImage fresh = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, src);
+        EXPECT_EQ(compareImages(fresh, run(*eq, src)).differing, 0);
+    }
+    d.smoothing = 0.95;
+    auto smooth = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+    HostImage a = flickerFrame(-20, 1), b = flickerFrame(20, 2);
+    run(*smooth, a);
+    smooth->reset();
+    HostImage afterReset = run(*smooth, b);
+    HostImage fresh = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, b);
+    EXPECT_EQ(compareImages(fresh, afterReset).differing, 0);
+}
+
+TEST(HisteqStatistics, HistogramMeanMinMaxOfTheEqualizedInput) {
+    EqualizeDesc d;
+    d.statistics = true;
+    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+        auto eq = makeEqualizer(d, SampleType::U8, 1, b);
+        FrameStatistics s;
+        EXPECT_FALSE(eq->statistics(s));
+        HostImage src(33, 21, 1, SampleType::U8);
+        fillPattern(src, Pattern::Random, 3);
+        run(*eq, src);
+        ASSERT_TRUE(eq->statistics(s));
+        std::array<std::uint32_t, 256> h{};
+        double sum = 0, lo = 255, hi = 0;
+        for (int y = 0; y < 21; ++y)
+            for (int x = 0; x < 33; ++x) {
+                const double v = src.sample(x, y, 0);
+                ++h[int(v)];
+                sum += v;
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        EXPECT_EQ(s.histogram, h);
+        EXPECT_EQ(s.samples, 33u * 21u);
+        EXPECT_DOUBLE_EQ(s.mean, sum / (33 * 21));
+        EXPECT_EQ(s.min, lo);
+        EXPECT_EQ(s.max, hi);
+        EXPECT_EQ(s.frame, 0u);
+        EXPECT_FALSE(eq->statistics(s, 1));
+    }
+    d.statistics = false;
+    auto off = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+    HostImage src(8, 8, 1, SampleType::U8);
+    run(*off, src);
+    FrameStatistics s;
+    EXPECT_FALSE(off->statistics(s));
+}
+
+TEST(HisteqStatistics, LumaStatisticsAreOfY) {
+    EqualizeDesc d;
+    d.statistics = true;
+    HostImage src(20, 10, 3, SampleType::U8);
+    for (int y = 0; y < 10; ++y)
+        for (int x = 0; x < 20; ++x) {
+            src.setSample(x, y, 0, 255);  // pure red: Y = 76
+            src.setSample(x, y, 1, 0);
+            src.setSample(x, y, 2, 0);
+        }
+    auto eq = makeEqualizer(d, SampleType::U8, 3, Backend::Reference);
+    run(*eq, src);
+    FrameStatistics s;
+    ASSERT_TRUE(eq->statistics(s));
+    EXPECT_EQ(s.min, 76u);
+    EXPECT_EQ(s.max, 76u);
+    EXPECT_EQ(s.histogram[76], 200u);
+}
+
+namespace {
+
+void expectRejected(const EqualizeDesc& d, const char* needle, SampleType t = SampleType::U8, int channels = 1,
+                    ChannelOrder order = {}) {
+    try {
+        EqualizePlan::make(d, t, channels, order);
+        ADD_FAILURE() << "accepted; expected a message containing '" << needle << "'";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+
+TEST(HisteqValidation, RejectsZeroTilesX) { expectRejected(clahe(2, 0, 8), "tile grid"); }
+TEST(HisteqValidation, RejectsZeroTilesY) { expectRejected(clahe(2, 8, 0), "tile grid"); }
+TEST(HisteqValidation, RejectsNegativeTiles) { expectRejected(clahe(2, -1, 8), "tile grid"); }
+TEST(HisteqValidation, RejectsTooManyTiles) { expectRejected(clahe(2, kMaxTiles + 1, 8), "tile grid"); }
+TEST(HisteqValidation, RejectsNegativeClip) { expectRejected(clahe(-1, 8, 8), "clip limit"); }
+TEST(HisteqValidation, RejectsNaNClip) {
+    expectRejected(clahe(std::numeric_limits<double>::quiet_NaN(), 8, 8), "clip limit");
+}
+TEST(HisteqValidation, RejectsInfiniteClip) {
+    expectRejected(clahe(std::numeric_limits<double>::infinity(), 8, 8), "clip limit");
+}
+TEST(HisteqValidation, RejectsNegativeSmoothing) {
+    EqualizeDesc d;
+    d.smoothing = -0.1;
+    expectRejected(d, "smoothing");
+}
+TEST(HisteqValidation, RejectsSmoothingOfOne) {
+    EqualizeDesc d;
+    d.smoothing = 1.0;
+    expectRejected(d, "smoothing");
+}
+TEST(HisteqValidation, RejectsNaNSmoothing) {
+    EqualizeDesc d;
+    d.smoothing = std::numeric_limits<double>::quiet_NaN();
+    expectRejected(d, "smoothing");
+}
+TEST(HisteqValidation, RejectsFloatSamples) { expectRejected({}, "u8 and u16", SampleType::F32); }
+TEST(HisteqValidation, RejectsTwoChannels) { expectRejected({}, "1, 3 or 4", SampleType::U8, 2); }
+TEST(HisteqValidation, RejectsChannelIndexOutsidePixel) {
+    expectRejected({}, "outside", SampleType::U8, 3, ChannelOrder::argb());
+}
+TEST(HisteqValidation, RejectsRepeatedChannel) { expectRejected({}, "distinct", SampleType::U8, 3, {0, 0, 2}); }
+TEST(HisteqValidation, RejectsTilesWiderThanTheFrame) {
+    auto eq = makeEqualizer(clahe(2, 8, 2), SampleType::U8, 1, Backend::Reference);
+    HostImage src(7, 20, 1, SampleType::U8), dst(7, 20, 1, SampleType::U8);
+    try {
+        eq->process(src.view(), dst.view());
+        ADD_FAILURE() << "accepted an 8-tile grid on a 7-pixel-wide frame";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("larger than"), std::string::npos) << e.what();
+    }
+}
+TEST(HisteqValidation, RejectsTilesTallerThanTheFrame) {
+    auto eq = makeEqualizer(clahe(2, 2, 8), SampleType::U8, 1, Backend::Cpu);
+    HostImage src(20, 5, 1, SampleType::U8), dst(20, 5, 1, SampleType::U8);
+    EXPECT_THROW(eq->process(src.view(), dst.view()), InvalidArgument);
+}
+TEST(HisteqValidation, RejectsMismatchedImages) {
+    auto eq = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+    HostImage src(20, 5, 1, SampleType::U8), dst(20, 6, 1, SampleType::U8), rgb(20, 5, 3, SampleType::U8);
+    EXPECT_THROW(eq->process(src.view(), dst.view()), InvalidArgument);
+    EXPECT_THROW(eq->process(rgb.view(), rgb.view()), InvalidArgument);
+}
+TEST(HisteqValidation, CudaBackendWithoutCudaIsACudaError) {
+    if (backendAvailable(Backend::Cuda)) GTEST_SKIP() << "a CUDA device is present";
+    EXPECT_THROW(makeCudaEqualizer(EqualizePlan::make({}, SampleType::U8, 1)), CudaError);
+}

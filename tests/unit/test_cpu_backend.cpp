@@ -1,0 +1,175 @@
+// The CPU backend against the reference, over every feature of the engine.
+#include "convolve_cases.hpp"
+
+#include <cudafilters/presets.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace cudafilters;
+using namespace cudafilters::test;
+
+namespace {
+
+struct Case {
+    std::string name;
+    int width, height, channels;
+    SampleType type;
+    ConvolveDesc desc;
+    bool exact;
+};
+
+ConvolveDesc kernelDesc(Kernel2D k, Border border, double divisor = 0, double bias = 0) {
+    ConvolveDesc d;
+    d.kernels = {std::move(k)};
+    d.border = border;
+    d.divisor = divisor;
+    d.bias = bias;
+    d.borderValue = 77;
+    return d;
+}
+
+const char* borderName(Border b) {
+    static const char* names[] = {"replicate", "reflect", "reflect101", "constant", "wrap"};
+    return names[int(b)];
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    for (auto [w, h] : {std::pair{1, 1}, {7, 3}, {385, 289}})
+        for (int k : {1, 2, 3, 4, 5, 7, 9, 15, 31})
+            for (Border b : borders) {
+                const std::string name = std::to_string(w) + "x" + std::to_string(h) + "_k" + std::to_string(k) + "_" +
+                                         borderName(b);
+                out.push_back({name + "_int", w, h, 1, SampleType::U8,
+                               kernelDesc(randomKernel(k, k, k, true), b, 8), true});
+                out.push_back({name + "_real", w, h, 1, SampleType::U8,
+                               kernelDesc(randomKernel(k, k, k + 100, false), b, 0, 20), false});
+            }
+    for (auto [kw, kh] : {std::pair{3, 7}, {1, 5}, {6, 2}, {31, 3}})
+        out.push_back({"nonsquare_" + std::to_string(kw) + "x" + std::to_string(kh), 385, 289, 1, SampleType::U8,
+                       kernelDesc(randomKernel(kw, kh, kw * kh, true), Border::Reflect101, 4), true});
+    for (int k : {3, 9, 31})
+        for (Border b : borders) {
+            out.push_back({std::string("u16_k") + std::to_string(k) + "_" + borderName(b), 385, 289, 1,
+                           SampleType::U16, kernelDesc(randomKernel(k, k, k, false), b, 0, 1000), false});
+        }
+    out.push_back({"big_1921x1081_k3", 1921, 1081, 1, SampleType::U8,
+                   kernelDesc(randomKernel(3, 3, 1, true), Border::Replicate, 16), true});
+    out.push_back({"big_1921x1081_k15_separable", 1921, 1081, 1, SampleType::U8,
+                   presetDesc(Preset::Gaussian, 15, 0), false});
+    out.push_back({"big_3840x2160_k5", 3840, 2160, 1, SampleType::U8,
+                   kernelDesc(randomKernel(5, 5, 2, false), Border::Reflect101), false});
+    // Channels: colour filtered, alpha (bit 3) copied.
+    for (int c : {3, 4}) {
+        ConvolveDesc d = kernelDesc(randomKernel(5, 5, 3, true), Border::Reflect, 32);
+        d.channelMask = 0x7;
+        out.push_back({"channels" + std::to_string(c) + "_mask7", 385, 289, c, SampleType::U8, d, true});
+        out.push_back({"channels" + std::to_string(c) + "_u16", 97, 31, c, SampleType::U16,
+                       kernelDesc(randomKernel(3, 3, 4, false), Border::Wrap), false});
+    }
+    // Separable given as row and column, and detected.
+    {
+        ConvolveDesc d;
+        d.row = {1, 2, 3, 2, 1};
+        d.column = {1, 0, -1};
+        d.absolute = true;
+        d.border = Border::Reflect101;
+        out.push_back({"separable_given", 385, 289, 1, SampleType::U8, d, true});
+        out.push_back({"separable_box9", 385, 289, 3, SampleType::U8, presetDesc(Preset::Box, 9), false});
+    }
+    // Banks.
+    for (Combine c : {Combine::Magnitude, Combine::Sum, Combine::MaxAbs}) {
+        ConvolveDesc d = presetDesc(Preset::SobelMagnitude, 5);
+        d.combine = c;
+        d.border = Border::Replicate;
+        out.push_back({"bank_sobel5_combine" + std::to_string(int(c)), 385, 289, 1, SampleType::U8, d,
+                       c != Combine::Magnitude});
+        ConvolveDesc three;
+        three.kernels = {randomKernel(3, 3, 5, false), randomKernel(3, 3, 6, false), randomKernel(3, 3, 7, false)};
+        three.combine = c;
+        three.bias = c == Combine::Sum ? 128 : 0;
+        out.push_back({"bank3_rgba_combine" + std::to_string(int(c)), 97, 61, 4, SampleType::U8, three, false});
+    }
+    {
+        ConvolveDesc d = presetDesc(Preset::SobelMagnitude, 3);
+        d.combine = Combine::Channels;
+        d.bias = 128;
+        out.push_back({"bank_to_channels", 385, 289, 1, SampleType::U8, d, true});
+    }
+    // Multi-channel N:M:M: RGB -> one edge map, and RGBA -> 2 outputs.
+    {
+        ConvolveDesc d;
+        d.mode = ConvolveMode::MultiChannel;
+        d.outputs = 1;
+        const ConvolveDesc sobel = presetDesc(Preset::SobelX, 3);
+        d.kernels = {sobel.kernels[0], sobel.kernels[0], sobel.kernels[0]};
+        d.divisor = 4;
+        d.absolute = true;
+        out.push_back({"multichannel_rgb_to_edges", 385, 289, 3, SampleType::U8, d, true});
+        ConvolveDesc e;
+        e.mode = ConvolveMode::MultiChannel;
+        e.outputs = 2;
+        for (int i = 0; i < 8; ++i) e.kernels.push_back(randomKernel(5, 3, 40 + i, false));
+        e.bias = 100;
+        out.push_back({"multichannel_rgba_to_2", 97, 61, 4, SampleType::U16, e, false});
+    }
+    for (const PresetInfo& info : presetTable())
+        out.push_back({std::string("preset_") + info.name, 385, 289, 1, SampleType::U8, presetDesc(info.preset), false});
+    for (auto& c : out)
+        for (char& ch : c.name)
+            if (ch == '-') ch = '_';
+    return out;
+}
+
+class CpuVsReference : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(CpuVsReference, Matches) {
+    const Case& c = GetParam();
+    HostImage src(c.width, c.height, c.channels, c.type);
+    src.fillRandom(c.width + c.height * 3 + c.channels);
+    const ConvolvePlan plan = ConvolvePlan::make(c.desc, c.type, c.channels);
+    HostImage expected = runBackend(Backend::Reference, plan, src);
+    HostImage actual = runBackend(Backend::Cpu, plan, src);
+    EXPECT_TRUE(actual.paddingIntact());
+    EXPECT_TRUE(src.paddingIntact());
+    const Difference d = compareImages(actual, expected);
+    EXPECT_LE(d.maxAbs, c.exact ? 0 : 1) << describe(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, CpuVsReference, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(CpuBackend, InPlaceMatchesOutOfPlace) {
+    HostImage src(64, 40, 4, SampleType::U8);
+    src.fillRandom(8);
+    ConvolveDesc d = presetDesc(Preset::Box, 5);
+    d.channelMask = 0x7;
+    const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 4);
+    HostImage expected = runBackend(Backend::Reference, plan, src);
+    makeConvolver(plan, Backend::Cpu)->process(src.view(), src.view());
+    const Difference diff = compareImages(src, expected);
+    EXPECT_LE(diff.maxAbs, 1) << describe(diff);
+}
+
+TEST(CpuBackend, IdentityCopiesExactly) {
+    HostImage src(33, 17, 3, SampleType::U16);
+    src.fillRandom(2);
+    HostImage out = runBackend(Backend::Cpu, ConvolvePlan::make(presetDesc(Preset::Identity), SampleType::U16, 3), src);
+    EXPECT_EQ(compareImages(out, src).maxAbs, 0);
+}
+
+TEST(CpuBackend, ConstantBorderUsesValue) {
+    HostImage src(5, 5, 1, SampleType::U8);
+    for (int y = 0; y < 5; ++y)
+        for (int x = 0; x < 5; ++x) src.setSample(x, y, 0, 0);
+    ConvolveDesc d = presetDesc(Preset::Box, 3);
+    d.border = Border::Constant;
+    d.borderValue = 90;
+    HostImage out = runBackend(Backend::Cpu, ConvolvePlan::make(d, SampleType::U8, 1), src);
+    EXPECT_EQ(out.sample(0, 0, 0), 50);  // 5 of 9 taps see 90
+    EXPECT_EQ(out.sample(2, 0, 0), 30);
+    EXPECT_EQ(out.sample(2, 2, 0), 0);
+}
