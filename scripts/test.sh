@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 bash scripts/install-deps.sh || exit 1
-build=${BUILD_DIR:-build-test}
+build=${BUILD_DIR:-build}
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" $(cuda_arch_option) ${MESON_ARGS:-} >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; exit 1; }
 fi

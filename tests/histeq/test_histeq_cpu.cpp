@@ -288,7 +288,9 @@ TEST(HisteqCpu, Global16BitUsesAFullLevelHistogram) {
             lo = std::min(lo, out.sample(x, y, 0));
             hi = std::max(hi, out.sample(x, y, 0));
             for (int x2 = 0; x2 < 50; ++x2)
-                if (src.sample(x2, y, 0) > src.sample(x, y, 0)) EXPECT_GE(out.sample(x2, y, 0), out.sample(x, y, 0));
+                if (src.sample(x2, y, 0) > src.sample(x, y, 0)) {
+                    EXPECT_GE(out.sample(x2, y, 0), out.sample(x, y, 0));
+                }
         }
     EXPECT_EQ(lo, 0);
     EXPECT_EQ(hi, 65535);

@@ -1,0 +1,579 @@
+// Histogram equalization kernels: a tile histogram pass whose last block per tile builds that tile's LUT (global
+// equalization = one tile), and an apply pass (LUT lookup, or CLAHE's bilinear blend of four tile LUTs), both for
+// planes, luma (BT.601 YCrCb, OpenCV's fixed point) and per-channel RGB(A). Arithmetic mirrors cuda/ref exactly.
+#include "histeq_launch.hpp"
+
+#include <cudafilters/cuda_raii.hpp>
+
+#include <cstdint>
+
+namespace cudafilters::detail {
+namespace {
+
+constexpr int kThreads = 256;      // both passes; the LUT builder assumes bins % kThreads == 0
+constexpr int kSubHistograms = 4;  // privatised copies per block (warp w uses copy w % 4)
+
+template <typename T> struct SampleTraits;
+template <> struct SampleTraits<std::uint8_t> {
+    static constexpr int kBins = 256;
+    static constexpr int kMax = 255;
+    static constexpr int kStatsShift = 0;
+};
+template <> struct SampleTraits<std::uint16_t> {
+    static constexpr int kBins = 65536;
+    static constexpr int kMax = 65535;
+    static constexpr int kStatsShift = 8;
+};
+
+constexpr int equalizedChannels(HisteqKind k) { return k == HisteqKind::PerChannel ? 3 : 1; }
+
+__device__ __forceinline__ int reflect101(int p, int len) {
+    if (len == 1) return 0;
+    while (p < 0 || p >= len) p = p < 0 ? -p : 2 * len - 2 - p;
+    return p;
+}
+
+__device__ __forceinline__ int descale(int v) { return (v + (1 << 13)) >> 14; }
+__device__ __forceinline__ int clampTo(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+
+template <int kMax> __device__ __forceinline__ int lumaOf(int r, int g, int b) {
+    return clampTo(descale(r * 4899 + g * 9617 + b * 1868), kMax);
+}
+
+// The values that are equalized for one pixel: the sample, Y, or R, G, B.
+template <typename T, int CH, HisteqKind KIND>
+__device__ __forceinline__ void pixelValues(const T* px, const HisteqParams& p, int (&v)[equalizedChannels(KIND)]) {
+    if constexpr (CH == 1) {
+        v[0] = px[0];
+    } else if constexpr (KIND == HisteqKind::Luma) {
+        v[0] = lumaOf<SampleTraits<T>::kMax>(px[p.red], px[p.green], px[p.blue]);
+    } else {
+        v[0] = px[p.red];
+        v[1] = px[p.green];
+        v[2] = px[p.blue];
+    }
+}
+
+__device__ __forceinline__ int saturateRound(float v, int hi) { return clampTo(__float2int_rn(v), hi); }
+
+template <typename T> __device__ __forceinline__ const T* rowOf(const void* base, std::size_t pitch, int y) {
+    return reinterpret_cast<const T*>(static_cast<const std::uint8_t*>(base) + std::size_t(y) * pitch);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// LUT construction for one tile of one equalized channel, by a whole block (kThreads threads, bins / kThreads
+// consecutive bins each). `h` is the tile's histogram in global memory; it is left zeroed.
+
+__device__ unsigned blockSum(unsigned v, unsigned* scratch) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    unsigned total = 0;
+    for (int w = 0; w < kThreads / 32; ++w) total += scratch[w];
+    return total;
+}
+
+__device__ unsigned blockMin(unsigned v, unsigned* scratch) {
+    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_down_sync(0xffffffffu, v, o));
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    unsigned m = 0xffffffffu;
+    for (int w = 0; w < kThreads / 32; ++w) m = min(m, scratch[w]);
+    return m;
+}
+
+// Exclusive prefix over threads of `v`.
+__device__ unsigned blockExclusiveScan(unsigned v, unsigned* scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned x = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    __syncthreads();
+    if (lane == 31) scratch[warp] = x;
+    __syncthreads();
+    unsigned offset = 0;
+    for (int w = 0; w < warp; ++w) offset += scratch[w];
+    return offset + x - v;
+}
+
+template <typename T>
+__device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, unsigned long long* histState,
+                             std::uint32_t* lutState, unsigned* scratch) {
+    constexpr int kBins = SampleTraits<T>::kBins;
+    constexpr int kPer = kBins / kThreads;
+    const int begin = threadIdx.x * kPer;
+
+    if (p.smoothTarget == 1) {
+        for (int i = begin; i < begin + kPer; ++i) {
+            const unsigned long long x = (unsigned long long)__ldcg(&h[i]) << 16;
+            const unsigned long long s =
+                p.first ? x : ((unsigned long long)p.alphaFixed * histState[i] +
+                               (unsigned long long)(65536u - p.alphaFixed) * x + 32768ull) >> 16;
+            histState[i] = s;
+            h[i] = std::uint32_t((s + 32768ull) >> 16);
+        }
+    }
+
+    unsigned local = 0;
+    if (p.clahe) {
+        // Clip and redistribute exactly as cv::createCLAHE.
+        unsigned clipped = 0;
+        const unsigned limit = unsigned(p.clipLimit);
+        if (p.clipLimit > 0)
+            for (int i = begin; i < begin + kPer; ++i) {
+                const unsigned v = __ldcg(&h[i]);
+                if (v > limit) clipped += v - limit;
+            }
+        clipped = blockSum(clipped, scratch);
+        const unsigned batch = clipped / kBins;
+        const unsigned residual = clipped - batch * kBins;
+        const unsigned step = residual ? max(unsigned(kBins) / residual, 1u) : 1u;
+        for (int i = begin; i < begin + kPer; ++i) {
+            unsigned v = __ldcg(&h[i]);
+            if (p.clipLimit > 0) {
+                v = min(v, limit) + batch;
+                if (residual && unsigned(i) % step == 0 && unsigned(i) / step < residual) ++v;
+            }
+            h[i] = v;
+            local += v;
+        }
+        unsigned sum = blockExclusiveScan(local, scratch);
+        for (int i = begin; i < begin + kPer; ++i) {
+            sum += h[i];
+            lut[i] = T(saturateRound(__fmul_rn(float(sum), p.lutScale), kBins - 1));
+        }
+    } else {
+        // cv::equalizeHist: first occupied bin maps to 0, a single occupied level maps to itself.
+        unsigned first = 0xffffffffu;
+        for (int i = begin; i < begin + kPer; ++i) {
+            const unsigned v = __ldcg(&h[i]);
+            local += v;
+            if (v && first == 0xffffffffu) first = i;
+        }
+        const unsigned total = blockSum(local, scratch);
+        const unsigned i0 = blockMin(first, scratch);
+        unsigned sum = blockExclusiveScan(local, scratch);
+        if (i0 == 0xffffffffu) {
+            for (int i = begin; i < begin + kPer; ++i) lut[i] = T(i);
+        } else {
+            const unsigned h0 = __ldcg(&h[i0]);
+            if (h0 == total) {
+                for (int i = begin; i < begin + kPer; ++i) lut[i] = T(i0);
+            } else {
+                const float scale = __fdiv_rn(float(kBins - 1), float(total - h0));
+                for (int i = begin; i < begin + kPer; ++i) {
+                    sum += h[i];
+                    lut[i] = unsigned(i) <= i0 ? T(0) : T(saturateRound(__fmul_rn(float(sum - h0), scale), kBins - 1));
+                }
+            }
+        }
+    }
+
+    if (p.smoothTarget == 2) {
+        for (int i = begin; i < begin + kPer; ++i) {
+            const unsigned long long x = (unsigned long long)lut[i] << 16;
+            const unsigned long long s =
+                p.first ? x : ((unsigned long long)p.alphaFixed * lutState[i] +
+                               (unsigned long long)(65536u - p.alphaFixed) * x + 32768ull) >> 16;
+            lutState[i] = std::uint32_t(s);
+            lut[i] = T((s + 32768ull) >> 16);
+        }
+    }
+    for (int i = begin; i < begin + kPer; ++i) h[i] = 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Histogram pass. grid = (splits, tiles): block b of a tile takes rows b, b + splits, … of the (padded) tile.
+
+template <typename T, int CH, HisteqKind KIND, bool VEC, bool STATS>
+__global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p) {
+    constexpr int K = equalizedChannels(KIND);
+    constexpr int kBins = SampleTraits<T>::kBins;
+    constexpr bool kShared = kBins == 256;
+    constexpr int kSharedBins = kShared ? K * kSubHistograms * 256 : 1;
+
+    __shared__ unsigned sHist[kSharedBins];
+    __shared__ unsigned sStats[STATS ? 256 : 1];
+    __shared__ unsigned long long sSum;
+    __shared__ unsigned sMin, sMax, sCount;
+    __shared__ unsigned scratch[kThreads / 32];
+    __shared__ bool lastOfTile;
+
+    const int tile = blockIdx.y;
+    const int tx = tile % p.tilesX, ty = tile / p.tilesX;
+    const int x0 = tx * p.tileWidth, x1 = x0 + p.tileWidth;
+    const int y0 = ty * p.tileHeight, y1 = y0 + p.tileHeight;
+    const int tiles = p.tilesX * p.tilesY;
+
+    if constexpr (kShared)
+        for (int i = threadIdx.x; i < kSharedBins; i += kThreads) sHist[i] = 0;
+    if constexpr (STATS) {
+        for (int i = threadIdx.x; i < 256; i += kThreads) sStats[i] = 0;
+        if (threadIdx.x == 0) {
+            sSum = 0;
+            sMin = 0xffffffffu;
+            sMax = 0;
+            sCount = 0;
+        }
+    }
+    __syncthreads();
+
+    unsigned* myHist = sHist + ((threadIdx.x >> 5) % kSubHistograms) * 256;
+    std::uint32_t* gHist = p.hist + std::size_t(tile) * kBins;  // channel k adds k * tiles * kBins
+    unsigned long long tSum = 0;
+    unsigned tMin = 0xffffffffu, tMax = 0, tCount = 0;
+
+    auto count = [&](int x, int y, const T* px) {
+        int v[K];
+        pixelValues<T, CH, KIND>(px, p, v);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if constexpr (kShared) atomicAdd(&myHist[k * kSubHistograms * 256 + v[k]], 1u);
+            else atomicAdd(&gHist[std::size_t(k) * tiles * kBins + v[k]], 1u);
+            if constexpr (STATS) {
+                if (x < p.width && y < p.height) {
+                    atomicAdd(&sStats[v[k] >> SampleTraits<T>::kStatsShift], 1u);
+                    tSum += unsigned(v[k]);
+                    tMin = min(tMin, unsigned(v[k]));
+                    tMax = max(tMax, unsigned(v[k]));
+                    ++tCount;
+                }
+            }
+        }
+    };
+
+    for (int y = y0 + blockIdx.x; y < y1; y += p.splits) {
+        const T* row = rowOf<T>(p.src, p.srcPitch, reflect101(y, p.height));
+        if constexpr (VEC) {
+            // 16 pixels per thread from 16-byte aligned chunks; partial chunks and padding sample by sample.
+            const int c0 = x0 & ~15;
+            for (int c = c0 + int(threadIdx.x) * 16; c < x1; c += kThreads * 16) {
+                if (c >= x0 && c + 16 <= x1 && c + 16 <= p.width) {
+                    const uint4 q = __ldg(reinterpret_cast<const uint4*>(row + c));
+                    const unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+                    for (int j = 0; j < 16; ++j) {
+                        const T b = T((w[j >> 2] >> ((j & 3) * 8)) & 0xffu);
+                        count(c + j, y, &b);
+                    }
+                } else {
+                    for (int x = max(c, x0); x < min(c + 16, x1); ++x) count(x, y, row + reflect101(x, p.width));
+                }
+            }
+        } else {
+            for (int x = x0 + int(threadIdx.x); x < x1; x += kThreads)
+                count(x, y, row + std::size_t(reflect101(x, p.width)) * CH);
+        }
+    }
+    __syncthreads();
+
+    if constexpr (kShared) {
+        for (int i = threadIdx.x; i < K * 256; i += kThreads) {
+            const int k = i >> 8, bin = i & 255;
+            unsigned s = 0;
+#pragma unroll
+            for (int c = 0; c < kSubHistograms; ++c) s += sHist[(k * kSubHistograms + c) * 256 + bin];
+            if (s) atomicAdd(&gHist[std::size_t(k) * tiles * kBins + bin], s);
+        }
+    }
+    if constexpr (STATS) {
+        for (int o = 16; o > 0; o >>= 1) {
+            tSum += __shfl_down_sync(0xffffffffu, tSum, o);
+            tMin = min(tMin, __shfl_down_sync(0xffffffffu, tMin, o));
+            tMax = max(tMax, __shfl_down_sync(0xffffffffu, tMax, o));
+            tCount += __shfl_down_sync(0xffffffffu, tCount, o);
+        }
+        if ((threadIdx.x & 31) == 0 && tCount) {
+            atomicAdd(&sSum, tSum);
+            atomicMin(&sMin, tMin);
+            atomicMax(&sMax, tMax);
+            atomicAdd(&sCount, tCount);
+        }
+        __syncthreads();
+        DeviceStatistics* acc = p.statsAccumulator;
+        for (int i = threadIdx.x; i < 256; i += kThreads)
+            if (sStats[i]) atomicAdd(&acc->histogram[i], sStats[i]);
+        if (threadIdx.x == 0 && sCount) {
+            atomicAdd(&acc->sum, sSum);
+            atomicAdd(&acc->count, (unsigned long long)sCount);
+            atomicMin(&acc->min, sMin);
+            atomicMax(&acc->max, sMax);
+        }
+    }
+
+    // The last block of this tile builds its LUT(s).
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) lastOfTile = atomicAdd(&p.tileCounters[tile], 1u) == unsigned(p.splits - 1);
+    __syncthreads();
+    if (!lastOfTile) return;
+    __threadfence();
+
+    T* luts = static_cast<T*>(p.luts);
+    for (int k = 0; k < K; ++k) {
+        const std::size_t offset = (std::size_t(k) * tiles + tile) * kBins;
+        buildTileLut<T>(p, p.hist + offset, luts + offset, p.histState + (p.smoothTarget == 1 ? offset : 0),
+                        p.lutState + (p.smoothTarget == 2 ? offset : 0), scratch);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) p.tileCounters[tile] = 0;
+
+    if constexpr (STATS) {
+        // The last tile to finish publishes the frame's statistics and clears the accumulator.
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) lastOfTile = atomicAdd(p.doneCounter, 1u) == unsigned(tiles - 1);
+        __syncthreads();
+        if (!lastOfTile) return;
+        __threadfence();
+        DeviceStatistics* acc = p.statsAccumulator;
+        for (int i = threadIdx.x; i < 256; i += kThreads) {
+            p.statsOut->histogram[i] = __ldcg(&acc->histogram[i]);
+            acc->histogram[i] = 0;
+        }
+        if (threadIdx.x == 0) {
+            p.statsOut->sum = __ldcg(&acc->sum);
+            p.statsOut->count = __ldcg(&acc->count);
+            p.statsOut->min = __ldcg(&acc->min);
+            p.statsOut->max = __ldcg(&acc->max);
+            acc->sum = 0;
+            acc->count = 0;
+            acc->min = 0xffffffffu;
+            acc->max = 0;
+            *p.doneCounter = 0;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Apply pass.
+
+// CLAHE's blend as cv::createCLAHE computes it: every product and sum rounded on its own (no FMA).
+struct ClaheWeights {
+    int o11, o12, o21, o22;  // LUT offsets of the four tiles (in units of LUTs)
+    float xa, xa1, ya, ya1;
+};
+
+__device__ __forceinline__ void tileCoordinate(int pos, float inv, int tiles, int& t1, int& t2, float& a, float& a1) {
+    const float f = __fsub_rn(__fmul_rn(float(pos), inv), 0.5f);
+    const int t = int(floorf(f));
+    a = __fsub_rn(f, float(t));
+    a1 = __fsub_rn(1.0f, a);
+    t1 = max(t, 0);
+    t2 = min(t + 1, tiles - 1);
+}
+
+__device__ __forceinline__ ClaheWeights claheWeights(const HisteqParams& p, int x, int y) {
+    ClaheWeights w;
+    int tx1, tx2, ty1, ty2;
+    tileCoordinate(x, p.invTileWidth, p.tilesX, tx1, tx2, w.xa, w.xa1);
+    tileCoordinate(y, p.invTileHeight, p.tilesY, ty1, ty2, w.ya, w.ya1);
+    w.o11 = ty1 * p.tilesX + tx1;
+    w.o12 = ty1 * p.tilesX + tx2;
+    w.o21 = ty2 * p.tilesX + tx1;
+    w.o22 = ty2 * p.tilesX + tx2;
+    return w;
+}
+
+template <typename T>
+__device__ __forceinline__ int blend(const T* luts, const ClaheWeights& w, int v) {
+    constexpr int kBins = SampleTraits<T>::kBins;
+    const float l11 = float(__ldg(&luts[std::size_t(w.o11) * kBins + v]));
+    const float l12 = float(__ldg(&luts[std::size_t(w.o12) * kBins + v]));
+    const float l21 = float(__ldg(&luts[std::size_t(w.o21) * kBins + v]));
+    const float l22 = float(__ldg(&luts[std::size_t(w.o22) * kBins + v]));
+    const float top = __fadd_rn(__fmul_rn(l11, w.xa1), __fmul_rn(l12, w.xa));
+    const float bottom = __fadd_rn(__fmul_rn(l21, w.xa1), __fmul_rn(l22, w.xa));
+    return saturateRound(__fadd_rn(__fmul_rn(top, w.ya1), __fmul_rn(bottom, w.ya)), kBins - 1);
+}
+
+template <typename T, int CH, HisteqKind KIND, bool CLAHE>
+__global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
+    constexpr int K = equalizedChannels(KIND);
+    constexpr int kBins = SampleTraits<T>::kBins;
+    constexpr int kMax = SampleTraits<T>::kMax;
+    const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    if (x >= p.width || y >= p.height) return;
+    const int tiles = p.tilesX * p.tilesY;
+    const T* luts = static_cast<const T*>(p.luts);
+    const T* in = rowOf<T>(p.src, p.srcPitch, y) + std::size_t(x) * CH;
+    T* out = const_cast<T*>(rowOf<T>(p.dst, p.dstPitch, y)) + std::size_t(x) * CH;
+    T px[CH];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) px[c] = in[c];
+    int v[K];
+    pixelValues<T, CH, KIND>(px, p, v);
+    int e[K];
+    if constexpr (CLAHE) {
+        const ClaheWeights w = claheWeights(p, x, y);
+#pragma unroll
+        for (int k = 0; k < K; ++k) e[k] = blend<T>(luts + std::size_t(k) * tiles * kBins, w, v[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < K; ++k) e[k] = __ldg(&luts[std::size_t(k) * kBins + v[k]]);
+    }
+    if constexpr (CH == 1) {
+        out[0] = T(e[0]);
+    } else {
+        T o[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) o[c] = px[c];  // alpha / padding kept
+        if constexpr (KIND == HisteqKind::Luma) {
+            const int r = px[p.red], g = px[p.green], b = px[p.blue];
+            constexpr int kHalf = (kMax + 1) / 2;
+            const int yOld = descale(r * 4899 + g * 9617 + b * 1868);
+            const int cr = clampTo(descale((r - yOld) * 11682 + (kHalf << 14)), kMax);
+            const int cb = clampTo(descale((b - yOld) * 9241 + (kHalf << 14)), kMax);
+            const int yNew = e[0];
+            o[p.blue] = T(clampTo(yNew + descale((cb - kHalf) * 29049), kMax));
+            o[p.green] = T(clampTo(yNew + descale((cb - kHalf) * -5636 + (cr - kHalf) * -11698), kMax));
+            o[p.red] = T(clampTo(yNew + descale((cr - kHalf) * 22987), kMax));
+        } else {
+            o[p.red] = T(e[0]);
+            o[p.green] = T(e[1]);
+            o[p.blue] = T(e[2]);
+        }
+#pragma unroll
+        for (int c = 0; c < CH; ++c) out[c] = o[c];
+    }
+}
+
+// 1-channel u8 with 16-byte aligned rows: 16 pixels per thread. Global: one LUT; CLAHE: the tile LUTs, staged in
+// shared memory when they fit (SHARED), else read through the read-only cache.
+template <bool CLAHE, bool SHARED>
+__global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) {
+    extern __shared__ std::uint8_t sLut[];
+    const std::uint8_t* gLut = static_cast<const std::uint8_t*>(p.luts);
+    const int lutBytes = CLAHE ? p.tilesX * p.tilesY * 256 : 256;
+    if constexpr (SHARED) {
+        for (int i = threadIdx.x + threadIdx.y * 32; i * 16 < lutBytes; i += kThreads)
+            reinterpret_cast<uint4*>(sLut)[i] = __ldg(reinterpret_cast<const uint4*>(gLut) + i);
+        __syncthreads();
+    }
+    const std::uint8_t* lut = SHARED ? sLut : gLut;
+    const int x = (blockIdx.x * 32 + threadIdx.x) * 16, y = blockIdx.y * 8 + threadIdx.y;
+    if (x >= p.width || y >= p.height) return;
+    const std::uint8_t* in = rowOf<std::uint8_t>(p.src, p.srcPitch, y) + x;
+    std::uint8_t* out = const_cast<std::uint8_t*>(rowOf<std::uint8_t>(p.dst, p.dstPitch, y)) + x;
+    float ya = 0, ya1 = 0;
+    int rowA = 0, rowB = 0;
+    if constexpr (CLAHE) {
+        int ty1, ty2;
+        tileCoordinate(y, p.invTileHeight, p.tilesY, ty1, ty2, ya, ya1);
+        rowA = ty1 * p.tilesX;
+        rowB = ty2 * p.tilesX;
+    }
+    auto map = [&](int xx, unsigned v) -> unsigned {
+        if constexpr (!CLAHE) {
+            return lut[v];
+        } else {
+            int tx1, tx2;
+            float xa, xa1;
+            tileCoordinate(xx, p.invTileWidth, p.tilesX, tx1, tx2, xa, xa1);
+            const float l11 = float(lut[(rowA + tx1) * 256 + v]), l12 = float(lut[(rowA + tx2) * 256 + v]);
+            const float l21 = float(lut[(rowB + tx1) * 256 + v]), l22 = float(lut[(rowB + tx2) * 256 + v]);
+            const float top = __fadd_rn(__fmul_rn(l11, xa1), __fmul_rn(l12, xa));
+            const float bottom = __fadd_rn(__fmul_rn(l21, xa1), __fmul_rn(l22, xa));
+            return unsigned(saturateRound(__fadd_rn(__fmul_rn(top, ya1), __fmul_rn(bottom, ya)), 255));
+        }
+    };
+    if (x + 16 <= p.width) {
+        const uint4 q = __ldg(reinterpret_cast<const uint4*>(in));
+        const unsigned w[4] = {q.x, q.y, q.z, q.w};
+        unsigned r[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            r[j] = 0;
+#pragma unroll
+            for (int b = 0; b < 4; ++b) r[j] |= map(x + j * 4 + b, (w[j] >> (8 * b)) & 0xffu) << (8 * b);
+        }
+        *reinterpret_cast<uint4*>(out) = make_uint4(r[0], r[1], r[2], r[3]);
+    } else {
+        for (int j = 0; x + j < p.width; ++j) out[j] = std::uint8_t(map(x + j, in[j]));
+    }
+}
+
+template <typename T, int CH, HisteqKind KIND>
+void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
+    const dim3 grid(p.splits, p.tilesX * p.tilesY);
+    const bool stats = p.statsAccumulator != nullptr;
+    if constexpr (CH == 1 && sizeof(T) == 1) {
+        if (p.vectorized) {
+            if (stats) histogramKernel<T, CH, KIND, true, true><<<grid, kThreads, 0, stream>>>(p);
+            else histogramKernel<T, CH, KIND, true, false><<<grid, kThreads, 0, stream>>>(p);
+            return;
+        }
+    }
+    if (stats) histogramKernel<T, CH, KIND, false, true><<<grid, kThreads, 0, stream>>>(p);
+    else histogramKernel<T, CH, KIND, false, false><<<grid, kThreads, 0, stream>>>(p);
+}
+
+constexpr int kSharedLutLimit = 48 * 1024;
+
+template <typename T, int CH, HisteqKind KIND>
+void applyTyped(const HisteqParams& p, cudaStream_t stream) {
+    const dim3 block(32, 8);
+    if constexpr (CH == 1 && sizeof(T) == 1) {
+        if (p.vectorized) {
+            const dim3 grid((((p.width + 15) / 16) + 31) / 32, (p.height + 7) / 8);
+            const int lutBytes = p.clahe ? p.tilesX * p.tilesY * 256 : 256;
+            if (!p.clahe) applyGray8Vec<false, true><<<grid, block, lutBytes, stream>>>(p);
+            else if (lutBytes <= kSharedLutLimit) applyGray8Vec<true, true><<<grid, block, lutBytes, stream>>>(p);
+            else applyGray8Vec<true, false><<<grid, block, 0, stream>>>(p);
+            return;
+        }
+    }
+    const dim3 grid((p.width + 31) / 32, (p.height + 7) / 8);
+    if (p.clahe) applyKernel<T, CH, KIND, true><<<grid, block, 0, stream>>>(p);
+    else applyKernel<T, CH, KIND, false><<<grid, block, 0, stream>>>(p);
+}
+
+template <template <typename, int, HisteqKind> class F>
+void dispatch(const HisteqParams& p, cudaStream_t stream);
+
+template <typename T, int CH, HisteqKind KIND> struct HistogramOp {
+    static void run(const HisteqParams& p, cudaStream_t s) { histogramTyped<T, CH, KIND>(p, s); }
+};
+template <typename T, int CH, HisteqKind KIND> struct ApplyOp {
+    static void run(const HisteqParams& p, cudaStream_t s) { applyTyped<T, CH, KIND>(p, s); }
+};
+
+template <template <typename, int, HisteqKind> class F, typename T>
+void dispatchLayout(const HisteqParams& p, cudaStream_t stream) {
+    const bool luma = p.kind == HisteqKind::Luma;
+    switch (p.channels) {
+    case 1: F<T, 1, HisteqKind::Plane>::run(p, stream); break;
+    case 3:
+        if (luma) F<T, 3, HisteqKind::Luma>::run(p, stream);
+        else F<T, 3, HisteqKind::PerChannel>::run(p, stream);
+        break;
+    default:
+        if (luma) F<T, 4, HisteqKind::Luma>::run(p, stream);
+        else F<T, 4, HisteqKind::PerChannel>::run(p, stream);
+        break;
+    }
+}
+
+template <template <typename, int, HisteqKind> class F>
+void dispatch(const HisteqParams& p, cudaStream_t stream) {
+    if (p.u16) dispatchLayout<F, std::uint16_t>(p, stream);
+    else dispatchLayout<F, std::uint8_t>(p, stream);
+}
+
+}  // namespace
+
+void launchHistogram(const HisteqParams& p, cudaStream_t stream) {
+    dispatch<HistogramOp>(p, stream);
+    CUDAFILTERS_CHECK_LAUNCH("histeq histogram kernel");
+}
+
+void launchApply(const HisteqParams& p, cudaStream_t stream) {
+    dispatch<ApplyOp>(p, stream);
+    CUDAFILTERS_CHECK_LAUNCH("histeq apply kernel");
+}
+
+}  // namespace cudafilters::detail

@@ -1,0 +1,11 @@
+#pragma once
+#include "gstcudafilter.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_HISTEQ (gst_cuda_histeq_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaHistEq, gst_cuda_histeq, GST, CUDA_HISTEQ, GstCudaFilter)
+
+GST_ELEMENT_REGISTER_DECLARE(cudahisteq);
+
+G_END_DECLS

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for FUZZ_SECONDS (default 60).
+# Crashes land in tests/fuzz/findings/; each one becomes a regression test.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+seconds=${FUZZ_SECONDS:-60}
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ meson setup "$build" -Dcuda=disabled -Dplugin=disabled -Dexamples=disabled -Dfuzzing=true \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null || exit 1
+fi
+ninja -C "$build" tests/fuzz/fuzz-kernel-text tests/fuzz/fuzz-preset >/dev/null || exit 1
+mkdir -p tests/fuzz/findings
+status=0
+for target in kernel_text preset; do
+  exe="$build/tests/fuzz/fuzz-${target//_/-}"
+  corpus=$(mktemp -d)
+  cp tests/fuzz/corpus/$target/* "$corpus"/
+  dict=""
+  [ -f tests/fuzz/$target.dict ] && dict="-dict=tests/fuzz/$target.dict"
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$exe" $dict -max_total_time="$seconds" -max_len=4096 \
+    -artifact_prefix=tests/fuzz/findings/$target- -print_final_stats=1 "$corpus" 2>"$build/fuzz-$target.log"
+  rc=$?
+  runs=$(grep -E 'stat::number_of_executed_units' "$build/fuzz-$target.log" | awk '{print $2}')
+  echo "fuzz: $target ${runs:-?} executions in ${seconds}s, exit $rc"
+  [ $rc -eq 0 ] || { status=1; tail -30 "$build/fuzz-$target.log"; }
+  rm -rf "$corpus"
+done
+exit $status

@@ -1,0 +1,420 @@
+// The CUDA backend against the reference, over every feature of the engine. Device images are pitched with
+// poisoned padding (checked untouched on the device), outputs are poisoned before each run, and the result is
+// downloaded into a poisoned host image. Without a CUDA device every test is skipped.
+#include "convolve_cases.hpp"
+
+#include <cudafilters/device.hpp>
+#include <cudafilters/error.hpp>
+#include <cudafilters/presets.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+#include "convolve_launch.hpp"
+
+#include <cudafilters/cuda_raii.hpp>
+
+#include <cuda_runtime.h>
+#endif
+
+using namespace cudafilters;
+using namespace cudafilters::test;
+
+#define SKIP_WITHOUT_DEVICE() \
+    if (cudafilters::cudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device"
+
+namespace {
+
+constexpr std::uint8_t kDevicePoison = 0xC3;  // device padding, expected untouched
+constexpr std::uint8_t kOutputPoison = 0x5A;  // device output rows before the run
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+
+// A device image whose rows are followed by `pad` poisoned bytes (odd pads test unaligned rows).
+struct DevicePlane {
+    DeviceBuffer buffer;
+    ImageView view;
+    std::size_t bytes = 0;
+
+    DevicePlane(int width, int height, int channels, SampleType type, std::size_t pad) {
+        view.width = width;
+        view.height = height;
+        view.channels = channels;
+        view.type = type;
+        view.pitch = view.rowBytes() + pad;
+        bytes = view.pitch * height + 64;
+        buffer.reserve(bytes);
+        view.data = buffer.data();
+        CUDAFILTERS_CHECK(cudaMemset(buffer.data(), kDevicePoison, bytes));
+    }
+
+    void upload(HostImage& host) {
+        CUDAFILTERS_CHECK(cudaMemcpy2D(view.data, view.pitch, host.bytes(), host.pitch(), host.rowBytes(),
+                                       host.height(), cudaMemcpyHostToDevice));
+    }
+    void poisonRows() {
+        CUDAFILTERS_CHECK(cudaMemset2D(view.data, view.pitch, kOutputPoison, view.rowBytes(), view.height));
+    }
+    // Downloads into a poisoned host image.
+    HostImage download() {
+        HostImage host(view.width, view.height, view.channels, view.type, 11);
+        host.fillRows(0x3C);
+        CUDAFILTERS_CHECK(cudaMemcpy2D(host.bytes(), host.pitch(), view.data, view.pitch, view.rowBytes(),
+                                       view.height, cudaMemcpyDeviceToHost));
+        return host;
+    }
+    // True when every byte outside the rows still holds kDevicePoison.
+    bool paddingIntact() const {
+        std::vector<std::uint8_t> raw(bytes);
+        CUDAFILTERS_CHECK(cudaMemcpy(raw.data(), buffer.data(), bytes, cudaMemcpyDeviceToHost));
+        for (int y = 0; y < view.height; ++y)
+            for (std::size_t b = view.rowBytes(); b < view.pitch; ++b)
+                if (raw[std::size_t(y) * view.pitch + b] != kDevicePoison) return false;
+        for (std::size_t b = view.pitch * view.height; b < bytes; ++b)
+            if (raw[b] != kDevicePoison) return false;
+        return true;
+    }
+};
+
+std::size_t padFor(SampleType type, bool oddPitch) {
+    // Odd pads give rows at every alignment (u16 rows stay 2-byte aligned); the other pad mimics cudaMallocPitch.
+    if (oddPitch) return type == SampleType::U8 ? 13 : 2 * 19;
+    return 512;
+}
+
+HostImage runCuda(Convolver& convolver, HostImage& input, bool oddPitch = false, GpuStream stream = nullptr) {
+    const ConvolvePlan& plan = convolver.plan();
+    DevicePlane src(input.width(), input.height(), input.channels(), input.type(), padFor(plan.type, oddPitch));
+    DevicePlane dst(input.width(), input.height(), plan.outputChannels, plan.type, padFor(plan.type, oddPitch) + 4);
+    src.upload(input);
+    dst.poisonRows();
+    convolver.process(src.view, dst.view, stream);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(src.paddingIntact()) << "source padding written";
+    EXPECT_TRUE(dst.paddingIntact()) << "destination padding written";
+    HostImage out = dst.download();
+    EXPECT_TRUE(out.paddingIntact());
+    return out;
+}
+
+HostImage runCuda(const ConvolvePlan& plan, HostImage& input, bool oddPitch = false) {
+    return runCuda(*makeCudaConvolver(plan), input, oddPitch);
+}
+
+std::string cudaPath(const ConvolvePlan& plan) { return cuda_detail::pathName(plan); }
+
+#else
+
+HostImage runCuda(Convolver&, HostImage&, bool = false, GpuStream = nullptr) {
+    ADD_FAILURE() << "built without CUDA";
+    return {};
+}
+HostImage runCuda(const ConvolvePlan&, HostImage&, bool = false) {
+    ADD_FAILURE() << "built without CUDA";
+    return {};
+}
+std::string cudaPath(const ConvolvePlan&) { return "none"; }
+
+#endif
+
+struct Case {
+    std::string name;
+    int width, height, channels;
+    SampleType type;
+    ConvolveDesc desc;
+    bool exact;             // integer taps, power-of-two divisor, sums within float's 24 bits: no difference
+    bool oddPitch = false;
+    bool forceDirect = false;  // run a rank-1 kernel through the direct path
+};
+
+const char* borderName(Border b) {
+    static const char* names[] = {"replicate", "reflect", "reflect101", "constant", "wrap"};
+    return names[int(b)];
+}
+
+ConvolveDesc kernelDesc(Kernel2D k, Border border, double divisor = 0, double bias = 0, double borderValue = 77) {
+    ConvolveDesc d;
+    d.kernels = {std::move(k)};
+    d.border = border;
+    d.divisor = divisor;
+    d.bias = bias;
+    d.borderValue = borderValue;
+    return d;
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    // Every size, border and kernel size, integer (exact) and real taps.
+    for (auto [w, h] : {std::pair{1, 1}, {7, 3}, {385, 289}})
+        for (int k : {1, 2, 3, 4, 5, 7, 9, 15, 31})
+            for (Border b : borders) {
+                const std::string name =
+                    std::to_string(w) + "x" + std::to_string(h) + "_k" + std::to_string(k) + "_" + borderName(b);
+                out.push_back({name + "_int", w, h, 1, SampleType::U8,
+                               kernelDesc(randomKernel(k, k, k, true), b, 8), true, (k % 2) == 1});
+                out.push_back({name + "_real", w, h, 1, SampleType::U8,
+                               kernelDesc(randomKernel(k, k, k + 100, false), b, 0, 20), false});
+            }
+    // Non-square kernels.
+    for (auto [kw, kh] : {std::pair{3, 7}, {1, 5}, {6, 2}, {31, 3}, {5, 1}})
+        for (Border b : {Border::Reflect101, Border::Constant}) {
+            out.push_back({"nonsquare_" + std::to_string(kw) + "x" + std::to_string(kh) + "_" + borderName(b), 385, 289,
+                           1, SampleType::U8, kernelDesc(randomKernel(kw, kh, kw * kh, true), b, 4), true, true});
+        }
+    // u16: every templated size and border; integer taps with small sums are exact.
+    for (int k : {3, 5, 7, 9, 15, 31})
+        for (Border b : borders) {
+            out.push_back({std::string("u16_k") + std::to_string(k) + "_" + borderName(b), 385, 289, 1,
+                           SampleType::U16, kernelDesc(randomKernel(k, k, k, false), b, 0, 1000, 40000), false,
+                           k == 9});
+        }
+    out.push_back({"u16_k5_int", 385, 289, 1, SampleType::U16,
+                   kernelDesc(randomKernel(5, 5, 9, true), Border::Reflect101, 64), true});
+    out.push_back({"u16_k4_generic", 97, 61, 1, SampleType::U16,
+                   kernelDesc(randomKernel(4, 4, 9, false), Border::Reflect, 0, 7), false});
+    // Large frames.
+    out.push_back({"big_1921x1081_k3", 1921, 1081, 1, SampleType::U8,
+                   kernelDesc(randomKernel(3, 3, 1, true), Border::Replicate, 16), true, true});
+    out.push_back({"big_1921x1081_k9_real", 1921, 1081, 1, SampleType::U8,
+                   kernelDesc(randomKernel(9, 9, 2, false), Border::Reflect101, 0, 30), false});
+    out.push_back({"big_1921x1081_k15_separable", 1921, 1081, 1, SampleType::U8,
+                   presetDesc(Preset::Gaussian, 15, 0), false});
+    out.push_back({"big_1921x1081_k31_separable", 1921, 1081, 1, SampleType::U8, presetDesc(Preset::Box, 31), false});
+    out.push_back({"big_3840x2160_k5", 3840, 2160, 1, SampleType::U8,
+                   kernelDesc(randomKernel(5, 5, 2, false), Border::Reflect101), false});
+    out.push_back({"big_3840x2160_k7_int", 3840, 2160, 1, SampleType::U8,
+                   kernelDesc(randomKernel(7, 7, 3, true), Border::Replicate, 32), true});
+    out.push_back({"big_3840x2160_k9_separable_u16", 3840, 2160, 1, SampleType::U16, presetDesc(Preset::Gaussian, 9),
+                   false});
+    out.push_back({"big_3840x2160_rgb_k3", 3840, 2160, 3, SampleType::U8, presetDesc(Preset::Sharpen), true});
+    // Channels: colour filtered, alpha (bit 3) copied; every path.
+    for (int c : {3, 4}) {
+        ConvolveDesc d = kernelDesc(randomKernel(5, 5, 3, true), Border::Reflect, 32);
+        d.channelMask = 0x7;
+        out.push_back({"channels" + std::to_string(c) + "_mask7_direct", 385, 289, c, SampleType::U8, d, true});
+        ConvolveDesc g = presetDesc(Preset::Gaussian, 7);
+        g.channelMask = 0x5;
+        out.push_back({"channels" + std::to_string(c) + "_mask5_separable", 385, 289, c, SampleType::U8, g, false});
+        ConvolveDesc e = kernelDesc(randomKernel(4, 3, 5, true), Border::Constant, 16);
+        e.channelMask = 0x6;
+        out.push_back({"channels" + std::to_string(c) + "_mask6_generic", 385, 289, c, SampleType::U8, e, true, true});
+        out.push_back({"channels" + std::to_string(c) + "_u16", 97, 31, c, SampleType::U16,
+                       kernelDesc(randomKernel(3, 3, 4, false), Border::Wrap), false});
+        ConvolveDesc m = kernelDesc(randomKernel(9, 9, 6, false), Border::Replicate);
+        m.channelMask = 0x2;
+        out.push_back({"channels" + std::to_string(c) + "_mask2_k9_u16", 200, 120, c, SampleType::U16, m, false});
+    }
+    // Separable given as row and column, detected, and rank-1 forced through the direct path.
+    {
+        ConvolveDesc d;
+        d.row = {1, 2, 3, 2, 1};
+        d.column = {1, 0, -1};
+        d.absolute = true;
+        out.push_back({"separable_given_5x3", 385, 289, 1, SampleType::U8, d, true});
+        ConvolveDesc s;
+        s.row = {1, 4, 6, 4, 1, 0, 0};
+        s.column = {1, 2, 3, 4, 3, 2, 1};
+        s.divisor = 256;
+        s.border = Border::Wrap;
+        out.push_back({"separable_given_7x7", 385, 289, 1, SampleType::U8, s, true});
+        out.push_back({"separable_box9_rgb", 385, 289, 3, SampleType::U8, presetDesc(Preset::Box, 9), false});
+        for (int k : {3, 5, 7, 9, 15, 31}) {
+            ConvolveDesc g = presetDesc(Preset::Gaussian, k);
+            g.border = Border::Constant;
+            g.borderValue = 200;
+            out.push_back({"separable_gaussian" + std::to_string(k), 385, 289, 1, SampleType::U8, g, false});
+            ConvolveDesc r = presetDesc(Preset::Gaussian, k);
+            r.border = Border::Replicate;
+            Case forced{"separable_gaussian" + std::to_string(k) + "_forced_direct", 385, 289, 1, SampleType::U8, r,
+                        false};
+            forced.forceDirect = true;
+            out.push_back(forced);
+            out.push_back({"separable_gaussian" + std::to_string(k) + "_u16", 385, 289, 1, SampleType::U16, r, false});
+        }
+    }
+    // Banks 1:N:N: two kernels (compiled), three (generic), each combine.
+    for (Combine c : {Combine::Magnitude, Combine::Sum, Combine::MaxAbs, Combine::Channels}) {
+        const std::string cn = std::to_string(int(c));
+        for (int k : {3, 5, 7}) {
+            ConvolveDesc d = presetDesc(Preset::SobelMagnitude, k);
+            d.combine = c;
+            d.border = Border::Replicate;
+            d.bias = c == Combine::Sum || c == Combine::Channels ? 128 : 0;
+            out.push_back({"bank_sobel" + std::to_string(k) + "_combine" + cn, 385, 289, 1, SampleType::U8, d,
+                           c != Combine::Magnitude && k == 3});
+        }
+        ConvolveDesc b9 = kernelDesc(randomKernel(9, 9, 11, false), Border::Reflect);
+        b9.kernels.push_back(randomKernel(9, 9, 12, false));
+        b9.combine = c;
+        b9.bias = 100;
+        out.push_back({"bank2_k9_u16_combine" + cn, 200, 150, 1, SampleType::U16, b9, false});
+        ConvolveDesc b31 = kernelDesc(randomKernel(31, 31, 13, true), Border::Wrap, 1024);
+        b31.kernels.push_back(randomKernel(31, 31, 14, true));
+        b31.combine = c;
+        out.push_back({"bank2_k31_combine" + cn, 200, 150, 1, SampleType::U8, b31, c != Combine::Magnitude});
+        ConvolveDesc three;
+        three.kernels = {randomKernel(3, 3, 5, false), randomKernel(3, 3, 6, false), randomKernel(3, 3, 7, false)};
+        three.combine = c;
+        three.bias = c == Combine::Sum || c == Combine::Channels ? 128 : 0;
+        if (c != Combine::Channels) {
+            out.push_back({"bank3_rgba_combine" + cn, 97, 61, 4, SampleType::U8, three, false});
+            ConvolveDesc masked = three;
+            masked.channelMask = 0x7;
+            out.push_back({"bank3_rgba_mask7_combine" + cn, 97, 61, 4, SampleType::U8, masked, false});
+        } else {
+            out.push_back({"bank3_to_channels", 97, 61, 1, SampleType::U8, three, false});
+            three.kernels.push_back(randomKernel(3, 3, 8, false));
+            out.push_back({"bank4_to_channels_u16", 97, 61, 1, SampleType::U16, three, false});
+        }
+    }
+    // Multi-channel N:M:M.
+    {
+        ConvolveDesc d;
+        d.mode = ConvolveMode::MultiChannel;
+        d.outputs = 1;
+        const ConvolveDesc sobel = presetDesc(Preset::SobelX, 3);
+        d.kernels = {sobel.kernels[0], sobel.kernels[0], sobel.kernels[0]};
+        d.divisor = 4;
+        d.absolute = true;
+        out.push_back({"multichannel_rgb_to_edges", 385, 289, 3, SampleType::U8, d, true});
+        ConvolveDesc e;
+        e.mode = ConvolveMode::MultiChannel;
+        e.outputs = 2;
+        for (int i = 0; i < 8; ++i) e.kernels.push_back(randomKernel(5, 3, 40 + i, false));
+        e.bias = 100;
+        out.push_back({"multichannel_rgba_to_2_u16", 97, 61, 4, SampleType::U16, e, false});
+        ConvolveDesc f;
+        f.mode = ConvolveMode::MultiChannel;
+        f.outputs = 3;
+        for (int i = 0; i < 6; ++i) f.kernels.push_back(randomKernel(3, 3, 60 + i, true));
+        f.divisor = 16;
+        f.bias = 128;
+        f.border = Border::Constant;
+        out.push_back({"multichannel_2_to_3", 7, 3, 2, SampleType::U8, f, true});
+    }
+    // Every preset at its default and, where it has them, other sizes.
+    for (const PresetInfo& info : presetTable()) {
+        out.push_back({std::string("preset_") + info.name, 385, 289, 1, SampleType::U8, presetDesc(info.preset),
+                       false});
+        out.push_back({std::string("preset_") + info.name + "_rgba", 97, 61, 4, SampleType::U8,
+                       presetDesc(info.preset), false});
+    }
+    for (int k : {5, 7}) {
+        out.push_back({"preset_sobel_magnitude" + std::to_string(k), 385, 289, 1, SampleType::U8,
+                       presetDesc(Preset::SobelMagnitude, k), false});
+        out.push_back({"preset_sobel_x" + std::to_string(k), 385, 289, 1, SampleType::U8,
+                       presetDesc(Preset::SobelX, k), false});
+    }
+    out.push_back({"preset_laplacian5", 385, 289, 1, SampleType::U8, presetDesc(Preset::Laplacian, 5), false});
+    out.push_back({"preset_box4", 385, 289, 1, SampleType::U8, presetDesc(Preset::Box, 4), false});
+    out.push_back({"preset_gaussian11_sigma3", 385, 289, 1, SampleType::U8, presetDesc(Preset::Gaussian, 11, 3.0),
+                   false});
+    for (auto& c : out)
+        for (char& ch : c.name)
+            if (ch == '-') ch = '_';
+    return out;
+}
+
+class CudaVsReference : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(CudaVsReference, Matches) {
+    SKIP_WITHOUT_DEVICE();
+    const Case& c = GetParam();
+    HostImage src(c.width, c.height, c.channels, c.type);
+    src.fillRandom(c.width + c.height * 3 + c.channels);
+    ConvolvePlan plan = ConvolvePlan::make(c.desc, c.type, c.channels);
+    if (c.forceDirect) {
+        ASSERT_TRUE(plan.separable);
+        plan.separable = false;
+        EXPECT_EQ(cudaPath(plan), "direct");
+    }
+    HostImage expected = runBackend(Backend::Reference, plan, src);
+    HostImage actual = runCuda(plan, src, c.oddPitch);
+    EXPECT_TRUE(src.paddingIntact());
+    const Difference d = compareImages(actual, expected);
+    EXPECT_LE(d.maxAbs, c.exact ? 0 : 1) << describe(d) << " (path " << cudaPath(plan) << ")";
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, CudaVsReference, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+// The fast paths must actually be the ones taken (a silent fall-back to the generic kernel would pass the sweep).
+TEST(CudaConvolver, ChoosesTheExpectedPath) {
+    SKIP_WITHOUT_DEVICE();
+    auto path = [](const ConvolveDesc& d, int channels = 1) {
+        return cudaPath(ConvolvePlan::make(d, SampleType::U8, channels));
+    };
+    for (int k : {3, 5, 7, 9, 15, 31}) {
+        EXPECT_EQ(path(kernelDesc(randomKernel(k, k, 1, false), Border::Replicate)), "direct") << k;
+        EXPECT_EQ(path(presetDesc(Preset::Gaussian, k)), "separable") << k;
+        EXPECT_EQ(path(presetDesc(Preset::Box, k), 3), "separable") << k;
+    }
+    EXPECT_EQ(path(presetDesc(Preset::SobelMagnitude, 3)), "direct");
+    EXPECT_EQ(path(presetDesc(Preset::Identity)), "copy");
+    EXPECT_EQ(path(kernelDesc(randomKernel(4, 4, 1, false), Border::Replicate)), "generic");
+    EXPECT_EQ(path(kernelDesc(randomKernel(3, 5, 1, false), Border::Replicate)), "generic");
+}
+#endif
+
+// Two convolvers with different taps, used alternately on one stream, each give their own result.
+TEST(CudaConvolver, InstancesShareNoState) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    HostImage src(385, 289, 1, SampleType::U8);
+    src.fillRandom(5);
+    const Border b = Border::Reflect101;
+    const ConvolvePlan planA = ConvolvePlan::make(kernelDesc(randomKernel(5, 5, 21, true), b, 8), SampleType::U8, 1);
+    const ConvolvePlan planB = ConvolvePlan::make(kernelDesc(randomKernel(5, 5, 22, true), b, 8), SampleType::U8, 1);
+    const ConvolvePlan planC = ConvolvePlan::make(presetDesc(Preset::Gaussian, 9), SampleType::U8, 1);
+    const ConvolvePlan planD = ConvolvePlan::make(presetDesc(Preset::Gaussian, 9, 4.0), SampleType::U8, 1);
+    const ConvolvePlan* plans[] = {&planA, &planB, &planC, &planD};
+    std::vector<std::unique_ptr<Convolver>> convolvers;
+    for (const ConvolvePlan* p : plans) convolvers.push_back(makeCudaConvolver(*p));
+    Stream stream = Stream::create();
+    DevicePlane in(src.width(), src.height(), 1, SampleType::U8, 512);
+    in.upload(src);
+    std::vector<std::unique_ptr<DevicePlane>> outs;
+    for (int i = 0; i < 8; ++i) {
+        outs.push_back(std::make_unique<DevicePlane>(src.width(), src.height(), 1, SampleType::U8, 512));
+        outs.back()->poisonRows();
+    }
+    for (int i = 0; i < 8; ++i) convolvers[i % 4]->process(in.view, outs[i]->view, stream.get());
+    CUDAFILTERS_CHECK(cudaStreamSynchronize(stream.get()));
+    for (int i = 0; i < 8; ++i) {
+        HostImage expected = runBackend(Backend::Reference, *plans[i % 4], src);
+        const Difference d = compareImages(outs[i]->download(), expected);
+        EXPECT_LE(d.maxAbs, i % 4 < 2 ? 0 : 1) << "run " << i << ": " << describe(d);
+    }
+#endif
+}
+
+// The same convolver over frames of different sizes, then back: results stay right.
+TEST(CudaConvolver, FramesOfChangingSize) {
+    SKIP_WITHOUT_DEVICE();
+    const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::SobelMagnitude, 3), SampleType::U8, 1);
+    const std::unique_ptr<Convolver> convolver = makeCudaConvolver(plan);
+    for (auto [w, h] : {std::pair{64, 48}, {385, 289}, {7, 3}, {64, 48}}) {
+        HostImage src(w, h, 1, SampleType::U8);
+        src.fillRandom(w * h);
+        const Difference d = compareImages(runCuda(*convolver, src), runBackend(Backend::Reference, plan, src));
+        EXPECT_LE(d.maxAbs, 1) << w << "x" << h << ": " << describe(d);
+    }
+}
+
+TEST(CudaConvolver, RejectsMismatchedImages) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    auto conv = makeCudaConvolver(ConvolvePlan::make(presetDesc(Preset::Box, 3), SampleType::U8, 1));
+    DevicePlane a(64, 48, 1, SampleType::U8, 0), b(64, 47, 1, SampleType::U8, 0), c(64, 48, 3, SampleType::U8, 0);
+    EXPECT_THROW(conv->process(a.view, b.view), InvalidArgument);
+    EXPECT_THROW(conv->process(c.view, c.view), InvalidArgument);
+#endif
+}
