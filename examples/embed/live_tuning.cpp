@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     const char* backend = std::getenv("BACKEND") ? std::getenv("BACKEND") : "auto";
     const std::string description =
         std::string("videotestsrc pattern=checkers-8 num-buffers=") + std::to_string(frames) +
-        " ! video/x-raw,format=GRAY8,width=640,height=480,framerate=30/1 ! videobalance contrast=0.5 ! "
+        " ! video/x-raw,width=640,height=480,framerate=30/1 ! videobalance contrast=0.5 ! videoconvert ! "
+        "video/x-raw,format=GRAY8 ! "
         "cudaconvolve name=blur preset=gaussian size=15 sigma=0.5 backend=" + backend +
         " ! cudahisteq name=eq mode=clahe clip-limit=1 backend=" + backend + " ! appsink name=sink sync=false";
     GError* error = nullptr;
@@ -65,11 +66,13 @@ int main(int argc, char** argv) {
     GstAppSink* sink = GST_APP_SINK(gst_bin_get_by_name(GST_BIN(pipeline), "sink"));
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
 
+    setvbuf(stdout, nullptr, _IOLBF, 0);
     std::printf("%6s %7s %6s %10s %9s\n", "frame", "sigma", "clip", "sharpness", "contrast");
     int received = 0;
     double firstSharpness = -1, lastSharpness = -1;
     const int half = frames / 2;
-    while (GstSample* sample = gst_app_sink_pull_sample(sink)) {
+    // A bounded wait: an error upstream never brings EOS to the sink.
+    while (GstSample* sample = gst_app_sink_try_pull_sample(sink, 10 * GST_SECOND)) {
         const FrameMeasure m = measure(sample);
         gst_sample_unref(sample);
         double sigma = 0, clip = 0;

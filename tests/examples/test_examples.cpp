@@ -16,7 +16,8 @@ std::string env(const char* name) {
 
 // Runs a shell command with output captured into the test log; returns the exit status.
 int run(const std::string& command) {
-    const std::string full = "SINK=fakesink FRAMES=12 BACKEND=${CUDAFILTERS_TEST_BACKEND:-auto} " + command + " 2>&1";
+    const std::string full =
+        "SINK=fakesink FRAMES=12 BACKEND=${CUDAFILTERS_TEST_BACKEND:-auto} timeout 120 " + command + " 2>&1";
     std::printf("$ %s\n", full.c_str());
     std::fflush(stdout);
     const int status = std::system(full.c_str());

@@ -34,18 +34,20 @@ constexpr std::uint8_t kOutputPoison = 0x5A;  // device output rows before the r
 
 #ifdef CUDAFILTERS_HAVE_CUDA
 
-// A device image whose rows are followed by `pad` poisoned bytes (odd pads test unaligned rows).
+// A device image whose rows are followed by poisoned padding: an aligned pitch (as cudaMallocPitch gives, the
+// kernels then read rows in words) or an odd one (rows at every alignment; u16 rows stay 2-byte aligned).
 struct DevicePlane {
     DeviceBuffer buffer;
     ImageView view;
     std::size_t bytes = 0;
 
-    DevicePlane(int width, int height, int channels, SampleType type, std::size_t pad) {
+    DevicePlane(int width, int height, int channels, SampleType type, bool oddPitch) {
         view.width = width;
         view.height = height;
         view.channels = channels;
         view.type = type;
-        view.pitch = view.rowBytes() + pad;
+        view.pitch = oddPitch ? view.rowBytes() + (type == SampleType::U8 ? 13 : 2 * 19)
+                              : (view.rowBytes() + 4 + 255) / 256 * 256;
         bytes = view.pitch * height + 64;
         buffer.reserve(bytes);
         view.data = buffer.data();
@@ -80,16 +82,10 @@ struct DevicePlane {
     }
 };
 
-std::size_t padFor(SampleType type, bool oddPitch) {
-    // Odd pads give rows at every alignment (u16 rows stay 2-byte aligned); the other pad mimics cudaMallocPitch.
-    if (oddPitch) return type == SampleType::U8 ? 13 : 2 * 19;
-    return 512;
-}
-
 HostImage runCuda(Convolver& convolver, HostImage& input, bool oddPitch = false, GpuStream stream = nullptr) {
     const ConvolvePlan& plan = convolver.plan();
-    DevicePlane src(input.width(), input.height(), input.channels(), input.type(), padFor(plan.type, oddPitch));
-    DevicePlane dst(input.width(), input.height(), plan.outputChannels, plan.type, padFor(plan.type, oddPitch) + 4);
+    DevicePlane src(input.width(), input.height(), input.channels(), input.type(), oddPitch);
+    DevicePlane dst(input.width(), input.height(), plan.outputChannels, plan.type, oddPitch);
     src.upload(input);
     dst.poisonRows();
     convolver.process(src.view, dst.view, stream);
@@ -234,7 +230,8 @@ std::vector<Case> cases() {
                         false};
             forced.forceDirect = true;
             out.push_back(forced);
-            out.push_back({"separable_gaussian" + std::to_string(k) + "_u16", 385, 289, 1, SampleType::U16, r, false});
+            out.push_back({"separable_gaussian" + std::to_string(k) + "_u16", 385, 289, 1, SampleType::U16, r, false,
+                           k % 3 == 0});
         }
     }
     // Banks 1:N:N: two kernels (compiled), three (generic), each combine.
@@ -364,6 +361,134 @@ TEST(CudaConvolver, ChoosesTheExpectedPath) {
 }
 #endif
 
+namespace {
+
+// The direct and separable kernels launched explicitly (not through a plan's path choice), over shapes the sweep
+// above does not reach: both borders of tiny frames, banks in u16 with odd pitches, 4-channel separable.
+struct DirectCase {
+    std::string name;
+    int k, bank, width, height;
+    SampleType type;
+    Border border;
+    bool integer, oddPitch;
+};
+
+std::vector<DirectCase> directCases() {
+    std::vector<DirectCase> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    for (int k : {3, 5, 7, 9}) {
+        const std::string v = "k" + std::to_string(k);
+        for (int bi = 0; bi < 5; ++bi) {
+            const Border b = borders[bi];
+            out.push_back({v + "_7x3_" + borderName(b), k, 1, 7, 3, SampleType::U8, b, true, bi % 2 == 1});
+            out.push_back({v + "_1x1_" + borderName(b), k, 1, 1, 1, SampleType::U8, b, true, false});
+            out.push_back({v + "_385x289_" + borderName(b), k, 1, 385, 289, SampleType::U8, b, false, bi % 2 == 0});
+            out.push_back({v + "_64x40_" + borderName(b), k, 1, 64, 40, SampleType::U8, b, true, false});
+        }
+        out.push_back({v + "_u16_replicate", k, 1, 385, 289, SampleType::U16, Border::Replicate, false, false});
+        out.push_back({v + "_u16_constant_odd", k, 1, 97, 61, SampleType::U16, Border::Constant, false, true});
+        out.push_back({v + "_bank2_reflect101", k, 2, 385, 289, SampleType::U8, Border::Reflect101, true, false});
+        out.push_back({v + "_bank2_u16_wrap_odd", k, 2, 97, 61, SampleType::U16, Border::Wrap, false, true});
+    }
+    return out;
+}
+
+class DirectKernel : public ::testing::TestWithParam<DirectCase> {};
+
+}  // namespace
+
+TEST_P(DirectKernel, MatchesReference) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const DirectCase& c = GetParam();
+    ConvolveDesc d = kernelDesc(randomKernel(c.k, c.k, 50 + c.k, c.integer), c.border, c.integer ? 16 : 0, 9,
+                                c.type == SampleType::U8 ? 77 : 30000);
+    if (c.bank == 2) {
+        d.kernels.push_back(randomKernel(c.k, c.k, 60 + c.k, c.integer));
+        d.combine = c.k == 5 ? Combine::Channels : Combine::Magnitude;
+    }
+    const ConvolvePlan plan = ConvolvePlan::make(d, c.type, 1);
+    HostImage input(c.width, c.height, 1, c.type);
+    input.fillRandom(c.k * 31 + c.width);
+    DevicePlane src(c.width, c.height, 1, c.type, c.oddPitch);
+    DevicePlane dst(c.width, c.height, plan.outputChannels, c.type, c.oddPitch);
+    src.upload(input);
+    dst.poisonRows();
+    std::vector<float> taps;
+    for (const Kernel2D& k : plan.kernels) taps.insert(taps.end(), k.taps.begin(), k.taps.end());
+    cuda_detail::launchDirect(c.type, c.k, c.bank, cuda_detail::makeFrame(plan, src.view, dst.view), taps.data(),
+                              nullptr);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(src.paddingIntact());
+    EXPECT_TRUE(dst.paddingIntact());
+    HostImage out = dst.download();
+    const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+    const bool exact = c.integer && c.bank == 1;
+    EXPECT_LE(diff.maxAbs, exact ? 0 : 1) << describe(diff);
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, DirectKernel, ::testing::ValuesIn(directCases()),
+                         [](const auto& info) { return info.param.name; });
+
+namespace {
+
+struct SeparableCase {
+    std::string name;
+    int k, width, height, channels;
+    SampleType type;
+    Border border;
+    bool oddPitch;
+};
+
+std::vector<SeparableCase> separableCases() {
+    std::vector<SeparableCase> out;
+    for (int k : {3, 5, 7, 9, 15, 31}) {
+        const std::string v = "k" + std::to_string(k);
+        out.push_back({v + "_385x289_replicate", k, 385, 289, 1, SampleType::U8, Border::Replicate, false});
+        out.push_back({v + "_200x150_reflect_odd", k, 200, 150, 1, SampleType::U8, Border::Reflect, true});
+        out.push_back({v + "_7x3_reflect101", k, 7, 3, 1, SampleType::U8, Border::Reflect101, false});
+        out.push_back({v + "_1x1_wrap", k, 1, 1, 1, SampleType::U8, Border::Wrap, false});
+        out.push_back({v + "_u16_constant_odd", k, 97, 61, 1, SampleType::U16, Border::Constant, true});
+        out.push_back({v + "_rgba_wrap", k, 130, 70, 4, SampleType::U8, Border::Wrap, false});
+    }
+    return out;
+}
+
+class SeparableKernel : public ::testing::TestWithParam<SeparableCase> {};
+
+}  // namespace
+
+TEST_P(SeparableKernel, MatchesReference) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const SeparableCase& c = GetParam();
+    ConvolveDesc d = presetDesc(Preset::Gaussian, c.k, 0.3 * c.k);
+    d.border = c.border;
+    d.borderValue = c.type == SampleType::U8 ? 200 : 50000;
+    d.bias = 3;
+    d.channelMask = 0xB;  // with 4 channels, channel 2 is copied
+    const ConvolvePlan plan = ConvolvePlan::make(d, c.type, c.channels);
+    ASSERT_TRUE(plan.separable);
+    HostImage input(c.width, c.height, c.channels, c.type);
+    input.fillRandom(c.k * 7 + c.width);
+    DevicePlane src(c.width, c.height, c.channels, c.type, c.oddPitch);
+    DevicePlane dst(c.width, c.height, c.channels, c.type, c.oddPitch);
+    src.upload(input);
+    dst.poisonRows();
+    cuda_detail::launchSeparable(c.type, c.k, cuda_detail::makeFrame(plan, src.view, dst.view), plan.row.data(),
+                                 plan.column.data(), nullptr);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(src.paddingIntact());
+    EXPECT_TRUE(dst.paddingIntact());
+    const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
+    EXPECT_LE(diff.maxAbs, 1) << describe(diff);
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, SeparableKernel, ::testing::ValuesIn(separableCases()),
+                         [](const auto& info) { return info.param.name; });
+
 // Two convolvers with different taps, used alternately on one stream, each give their own result.
 TEST(CudaConvolver, InstancesShareNoState) {
     SKIP_WITHOUT_DEVICE();
@@ -379,11 +504,11 @@ TEST(CudaConvolver, InstancesShareNoState) {
     std::vector<std::unique_ptr<Convolver>> convolvers;
     for (const ConvolvePlan* p : plans) convolvers.push_back(makeCudaConvolver(*p));
     Stream stream = Stream::create();
-    DevicePlane in(src.width(), src.height(), 1, SampleType::U8, 512);
+    DevicePlane in(src.width(), src.height(), 1, SampleType::U8, false);
     in.upload(src);
     std::vector<std::unique_ptr<DevicePlane>> outs;
     for (int i = 0; i < 8; ++i) {
-        outs.push_back(std::make_unique<DevicePlane>(src.width(), src.height(), 1, SampleType::U8, 512));
+        outs.push_back(std::make_unique<DevicePlane>(src.width(), src.height(), 1, SampleType::U8, false));
         outs.back()->poisonRows();
     }
     for (int i = 0; i < 8; ++i) convolvers[i % 4]->process(in.view, outs[i]->view, stream.get());
@@ -413,7 +538,8 @@ TEST(CudaConvolver, RejectsMismatchedImages) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     auto conv = makeCudaConvolver(ConvolvePlan::make(presetDesc(Preset::Box, 3), SampleType::U8, 1));
-    DevicePlane a(64, 48, 1, SampleType::U8, 0), b(64, 47, 1, SampleType::U8, 0), c(64, 48, 3, SampleType::U8, 0);
+    DevicePlane a(64, 48, 1, SampleType::U8, false), b(64, 47, 1, SampleType::U8, false),
+        c(64, 48, 3, SampleType::U8, false);
     EXPECT_THROW(conv->process(a.view, b.view), InvalidArgument);
     EXPECT_THROW(conv->process(c.view, c.view), InvalidArgument);
 #endif

@@ -1,2 +1,368 @@
-// placeholder, filled below
+// Histogram equalization on CUDA: bit-exact against the reference (itself bit-exact against OpenCV, see
+// test_histeq_cpu.cpp) and against the CPU backend (OpenCV when built with it), on pitched device images whose padding
+// must stay untouched. Skipped without a CUDA device.
+#include "histeq_frames.hpp"
+
+#include <cudafilters/device.hpp>
+#include <cudafilters/error.hpp>
+#include <cudafilters/histeq.hpp>
+
 #include <gtest/gtest.h>
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+#include <cudafilters/cuda_raii.hpp>
+#endif
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace cudafilters;
+using namespace cudafilters::test;
+
+#define REQUIRE_GPU()                                                                  \
+    do {                                                                               \
+        if (cudafilters::cudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";     \
+    } while (0)
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+
+namespace {
+
+constexpr std::uint8_t kDevicePoison = 0xC3;
+
+// A device copy of a host image with its own pitch: `aligned` = 16-byte multiple (the vectorised paths), else an odd
+// pitch. The bytes after each row are poisoned and checked on download.
+struct DeviceFrame {
+    DeviceBuffer buffer;
+    std::size_t pitch = 0, rowBytes = 0;
+    int width = 0, height = 0, channels = 1;
+    SampleType type = SampleType::U8;
+
+    DeviceFrame(const HostImage& img, bool aligned) {
+        width = img.width();
+        height = img.height();
+        channels = img.channels();
+        type = img.type();
+        rowBytes = img.rowBytes();
+        pitch = aligned ? (rowBytes + 15) / 16 * 16 + 32 : rowBytes + (type == SampleType::U16 ? 6 : 3);
+        buffer.reserve(pitch * height);
+        std::vector<std::uint8_t> staging(pitch * height, kDevicePoison);
+        for (int y = 0; y < height; ++y) std::memcpy(&staging[y * pitch], img.bytes() + y * img.pitch(), rowBytes);
+        CUDAFILTERS_CHECK(cudaMemcpy(buffer.data(), staging.data(), staging.size(), cudaMemcpyHostToDevice));
+    }
+    ImageView view() const {
+        ImageView v;
+        v.data = buffer.data();
+        v.width = width;
+        v.height = height;
+        v.pitch = pitch;
+        v.type = type;
+        v.channels = channels;
+        return v;
+    }
+    HostImage download() const {
+        std::vector<std::uint8_t> staging(pitch * height);
+        CUDAFILTERS_CHECK(cudaMemcpy(staging.data(), buffer.data(), staging.size(), cudaMemcpyDeviceToHost));
+        for (int y = 0; y < height; ++y)
+            for (std::size_t b = rowBytes; b < pitch; ++b)
+                EXPECT_EQ(staging[y * pitch + b], kDevicePoison) << "device padding written in row " << y;
+        HostImage out(width, height, channels, type, 5);
+        for (int y = 0; y < height; ++y) std::memcpy(out.bytes() + y * out.pitch(), &staging[y * pitch], rowBytes);
+        return out;
+    }
+};
+
+HostImage runCuda(Equalizer& eq, HostImage& src, bool aligned, GpuStream stream = nullptr) {
+    DeviceFrame in(src, aligned);
+    HostImage poison(src.width(), src.height(), src.channels(), src.type());
+    poison.fillRows(0x5A);
+    DeviceFrame out(poison, aligned);
+    // cudaMemcpy from pageable memory may return before its DMA has landed, and that copy is on the legacy stream,
+    // which a non-blocking `stream` does not wait for.
+    if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    eq.process(in.view(), out.view(), stream);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    return out.download();
+}
+
+HostImage runHost(Equalizer& eq, HostImage& src) {
+    HostImage dst(src.width(), src.height(), src.channels(), src.type(), 7);
+    eq.process(src.view(), dst.view());
+    return dst;
+}
+
+EqualizeDesc clahe(double clip, int tx, int ty) {
+    EqualizeDesc d;
+    d.mode = EqualizeMode::Clahe;
+    d.clipLimit = clip;
+    d.tilesX = tx;
+    d.tilesY = ty;
+    return d;
+}
+
+// CUDA against the reference and the CPU backend, aligned and odd pitches.
+void expectCudaExact(const EqualizeDesc& d, SampleType t, int channels, ChannelOrder order, HostImage& src,
+                     const std::string& what) {
+    const auto plan = EqualizePlan::make(d, t, channels, order);
+    auto ref = makeReferenceEqualizer(plan);
+    HostImage expected = runHost(*ref, src);
+    if (d.smoothing == 0) {
+        auto cpu = makeCpuEqualizer(plan);
+        HostImage viaCpu = runHost(*cpu, src);
+        const Difference dc = compareImages(expected, viaCpu);
+        ASSERT_EQ(dc.differing, 0) << what << " reference vs cpu: " << describe(dc);
+    }
+    for (bool aligned : {true, false}) {
+        auto eq = makeCudaEqualizer(plan);
+        HostImage out = runCuda(*eq, src, aligned);
+        const Difference diff = compareImages(expected, out);
+        EXPECT_EQ(diff.differing, 0) << what << (aligned ? " aligned" : " odd pitch") << ": " << describe(diff);
+    }
+}
+
+const std::vector<Size2> kSizes{{64, 48}, {333, 177}, {97, 61}, {16, 16}, {1, 1}, {1920, 1080}};
+
+}  // namespace
+
+TEST(HisteqGpu, GlobalGray8MatchesReference) {
+    REQUIRE_GPU();
+    for (Size2 s : kSizes)
+        for (Pattern p : allPatterns()) {
+            HostImage src(s.w, s.h, 1, SampleType::U8);
+            fillPattern(src, p, 7 + s.w);
+            expectCudaExact(EqualizeDesc{}, SampleType::U8, 1, {}, src, "global " + sizeName(s) + " " + patternName(p));
+        }
+}
+
+TEST(HisteqGpu, ClaheGray8MatchesReference) {
+    REQUIRE_GPU();
+    for (Size2 s : kSizes)
+        for (auto [tx, ty] : std::vector<std::pair<int, int>>{{1, 1}, {2, 3}, {8, 8}, {16, 16}}) {
+            if (tx > s.w || ty > s.h) continue;
+            for (double clip : {0.0, 1.0, 2.0, 4.0, 40.0})
+                for (Pattern p : allPatterns()) {
+                    if (s.w * s.h > 100000 && p != Pattern::Random && p != Pattern::Blobs) continue;
+                    HostImage src(s.w, s.h, 1, SampleType::U8);
+                    fillPattern(src, p, 5 + s.h);
+                    expectCudaExact(clahe(clip, tx, ty), SampleType::U8, 1, {}, src,
+                                    "clahe " + sizeName(s) + " grid " + std::to_string(tx) + "x" + std::to_string(ty) +
+                                        " clip " + std::to_string(clip) + " " + patternName(p));
+                }
+        }
+}
+
+TEST(HisteqGpu, ClaheGridAsLargeAsTheFrame) {
+    REQUIRE_GPU();
+    HostImage src(8, 13, 1, SampleType::U8);
+    fillPattern(src, Pattern::Random, 5);
+    expectCudaExact(clahe(2, 8, 4), SampleType::U8, 1, {}, src, "8x13 grid 8x4");
+}
+
+TEST(HisteqGpu, Gray16MatchesReference) {
+    REQUIRE_GPU();
+    for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 2, 3), clahe(40, 3, 2)})
+        for (Pattern p : {Pattern::Random, Pattern::Blobs, Pattern::Uniform, Pattern::TwoLevel}) {
+            HostImage src(211, 97, 1, SampleType::U16);
+            fillPattern(src, p, 31);
+            expectCudaExact(d, SampleType::U16, 1, {}, src,
+                            std::string("u16 ") + equalizeModeName(d.mode) + " " + patternName(p));
+        }
+}
+
+TEST(HisteqGpu, ColourModesMatchReference) {
+    REQUIRE_GPU();
+    struct Layout { int channels; ChannelOrder order; const char* name; };
+    const Layout layouts[] = {{3, ChannelOrder::rgb(), "RGB"}, {3, ChannelOrder::bgr(), "BGR"},
+                              {4, ChannelOrder::rgb(), "RGBA"}, {4, ChannelOrder::argb(), "ARGB"},
+                              {4, ChannelOrder::abgr(), "ABGR"}};
+    for (SampleType t : {SampleType::U8, SampleType::U16})
+        for (const Layout& l : layouts)
+            for (ColorMode cm : {ColorMode::Luma, ColorMode::PerChannel})
+                for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
+                    d.colorMode = cm;
+                    HostImage src(123, 71, l.channels, t);
+                    fillPattern(src, Pattern::Blobs, 3);
+                    expectCudaExact(d, t, l.channels, l.order, src,
+                                    std::string(sampleTypeName(t)) + " " + l.name + " " + colorModeName(cm) + " " +
+                                        equalizeModeName(d.mode));
+                }
+}
+
+TEST(HisteqGpu, SmoothedSequencesMatchReferenceAcrossStreams) {
+    REQUIRE_GPU();
+    Stream a = Stream::create(), b = Stream::create();
+    for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
+            d.smoothing = 0.9;
+            d.smoothTarget = target;
+            auto ref = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+            auto gpu = makeEqualizer(d, SampleType::U8, 1, Backend::Cuda);
+            for (int t = 0; t < 8; ++t) {
+                if (t == 5) {
+                    ref->reset();
+                    gpu->reset();
+                }
+                HostImage src(320, 180, 1, SampleType::U8);
+                fillPattern(src, t % 2 ? Pattern::Blobs : Pattern::Random, 100 + t);
+                HostImage expected = runHost(*ref, src);
+                HostImage out = runCuda(*gpu, src, t % 3 != 0, t % 2 ? a.get() : b.get());
+                const Difference diff = compareImages(expected, out);
+                EXPECT_EQ(diff.differing, 0) << equalizeModeName(d.mode) << " frame " << t << ": " << describe(diff);
+            }
+        }
+}
+
+TEST(HisteqGpu, StatisticsMatchReference) {
+    REQUIRE_GPU();
+    for (int channels : {1, 3})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 7, 5)})
+            for (SampleType t : {SampleType::U8, SampleType::U16}) {
+                d.statistics = true;
+                d.colorMode = ColorMode::PerChannel;
+                auto ref = makeEqualizer(d, t, channels, Backend::Reference);
+                auto gpu = makeEqualizer(d, t, channels, Backend::Cuda);
+                for (int frame = 0; frame < 3; ++frame) {
+                    HostImage src(203, 101, channels, t);
+                    fillPattern(src, frame == 1 ? Pattern::Uniform : Pattern::Blobs, frame);
+                    runHost(*ref, src);
+                    runCuda(*gpu, src, frame != 2);
+                    FrameStatistics e, g;
+                    ASSERT_TRUE(ref->statistics(e));
+                    ASSERT_TRUE(gpu->statistics(g));
+                    EXPECT_EQ(e.histogram, g.histogram);
+                    EXPECT_EQ(e.samples, g.samples);
+                    EXPECT_DOUBLE_EQ(e.mean, g.mean);
+                    EXPECT_EQ(e.min, g.min);
+                    EXPECT_EQ(e.max, g.max);
+                    EXPECT_EQ(g.frame, std::uint64_t(frame));
+                }
+            }
+}
+
+TEST(HisteqGpu, InPlace) {
+    REQUIRE_GPU();
+    for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
+        HostImage src(257, 130, 1, SampleType::U8);
+        fillPattern(src, Pattern::Blobs, 9);
+        auto ref = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+        HostImage expected = runHost(*ref, src);
+        auto gpu = makeEqualizer(d, SampleType::U8, 1, Backend::Cuda);
+        DeviceFrame frame(src, true);
+        gpu->process(frame.view(), frame.view());
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        HostImage out = frame.download();
+        EXPECT_EQ(compareImages(expected, out).differing, 0) << equalizeModeName(d.mode);
+    }
+}
+
+// Stress of the frame-to-frame hand-offs (the last block per tile building the LUT and leaving the scratch zeroed for
+// the next frame, the temporal state, the statistics): many smoothed frames enqueued back to back, with no host
+// synchronisation between them, on three rotating non-blocking streams; in place and not; vectorised (16-byte aligned)
+// and scalar (odd pitch) paths; global and CLAHE; a reset mid-sequence; every frame and its statistics against the
+// reference. Timing-dependent races show best under compute-sanitizer (memcheck / racecheck / synccheck), which
+// reorders warps and blocks.
+TEST(HisteqGpu, StressSmoothedFramesAcrossStreamsInPlace) {
+    REQUIRE_GPU();
+    constexpr int kFrames = 7 * kStatisticsDepth;  // 56, in batches of the statistics the equalizers hold
+    constexpr int kResetFrame = 29;
+    constexpr int kStreams = 3;
+    std::vector<Stream> streams;
+    for (int i = 0; i < kStreams; ++i) streams.push_back(Stream::create());
+
+    struct Config { Size2 size; int channels; };
+    const Config configs[] = {{{333, 177}, 1}, {{1920, 1080}, 1}, {{333, 177}, 3}};
+    const Pattern patterns[] = {Pattern::Random,  Pattern::Blobs,    Pattern::Uniform, Pattern::LowContrastGradient,
+                                Pattern::Random,  Pattern::TwoLevel, Pattern::Blobs};
+    for (const Config& cfg : configs) {
+        std::vector<HostImage> pool;  // the frames' contents, cycled
+        pool.reserve(std::size(patterns));
+        for (int i = 0; i < int(std::size(patterns)); ++i) {
+            pool.emplace_back(cfg.size.w, cfg.size.h, cfg.channels, SampleType::U8);
+            fillPattern(pool.back(), patterns[i], 1000 + 17 * i);
+        }
+        auto sourceOf = [&](int t) -> HostImage& { return pool[(t * 3 + t / 7) % pool.size()]; };
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)})
+            for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut}) {
+                d.smoothing = 0.75;
+                d.smoothTarget = target;
+                d.statistics = true;
+                d.colorMode = ColorMode::PerChannel;
+                const std::string what = std::string(equalizeModeName(d.mode)) + " " + sizeName(cfg.size) + " " +
+                                         std::to_string(cfg.channels) + " ch, smoothing " +
+                                         (target == SmoothTarget::Histogram ? "histogram" : "lut");
+                auto ref = makeEqualizer(d, SampleType::U8, cfg.channels, Backend::Reference);
+                auto gpu = makeEqualizer(d, SampleType::U8, cfg.channels, Backend::Cuda);
+                for (int batch = 0; batch < kFrames; batch += kStatisticsDepth) {
+                    // Frame t: stream t % 3, in place when t is odd, aligned in runs of six frames (all 12
+                    // combinations within 12 frames).
+                    std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
+                    for (int t = batch; t < batch + kStatisticsDepth; ++t) {
+                        const bool aligned = (t / 6) % 2 == 0;
+                        ins.push_back(std::make_unique<DeviceFrame>(sourceOf(t), aligned));
+                        if (t % 2) {
+                            outs.push_back(nullptr);
+                        } else {
+                            HostImage poison(cfg.size.w, cfg.size.h, cfg.channels, SampleType::U8);
+                            poison.fillRows(0x5A);
+                            outs.push_back(std::make_unique<DeviceFrame>(poison, aligned));
+                        }
+                    }
+                    // The uploads (pageable cudaMemcpy on the legacy stream) have landed before the streams start.
+                    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                    for (int i = 0; i < kStatisticsDepth; ++i) {
+                        const int t = batch + i;
+                        if (t == kResetFrame) gpu->reset();
+                        const DeviceFrame& dst = outs[i] ? *outs[i] : *ins[i];
+                        gpu->process(ins[i]->view(), dst.view(), streams[t % kStreams].get());
+                    }
+                    std::vector<HostImage> expected;  // computed while the GPU works
+                    for (int t = batch; t < batch + kStatisticsDepth; ++t) {
+                        if (t == kResetFrame) ref->reset();
+                        expected.push_back(runHost(*ref, sourceOf(t)));
+                    }
+                    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                    for (int i = 0; i < kStatisticsDepth; ++i) {
+                        const int t = batch + i;
+                        const std::string frame = what + " frame " + std::to_string(t) +
+                                                  (t % 2 ? " in place" : "") +
+                                                  ((t / 6) % 2 == 0 ? " aligned" : " odd pitch") + " stream " +
+                                                  std::to_string(t % kStreams);
+                        const HostImage out = (outs[i] ? *outs[i] : *ins[i]).download();
+                        const Difference diff = compareImages(expected[i], out);
+                        EXPECT_EQ(diff.differing, 0) << frame << ": " << describe(diff);
+                        FrameStatistics e, g;
+                        ASSERT_TRUE(ref->statistics(e, std::uint64_t(t))) << frame;
+                        ASSERT_TRUE(gpu->statistics(g, std::uint64_t(t))) << frame;
+                        EXPECT_EQ(e.histogram, g.histogram) << frame;
+                        EXPECT_EQ(e.samples, g.samples) << frame;
+                        EXPECT_DOUBLE_EQ(e.mean, g.mean) << frame;
+                        EXPECT_EQ(e.min, g.min) << frame;
+                        EXPECT_EQ(e.max, g.max) << frame;
+                    }
+                    if (HasFailure()) return;  // one failing batch says enough
+                }
+            }
+    }
+}
+
+TEST(HisteqGpu, RepeatedFramesGiveRepeatedResults) {
+    // The scratch each pass leaves zeroed for the next frame really is zeroed.
+    REQUIRE_GPU();
+    for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
+        auto gpu = makeEqualizer(d, SampleType::U8, 1, Backend::Cuda);
+        HostImage src(640, 360, 1, SampleType::U8);
+        fillPattern(src, Pattern::Random, 1);
+        HostImage first = runCuda(*gpu, src, true);
+        for (int i = 0; i < 3; ++i) EXPECT_EQ(compareImages(first, runCuda(*gpu, src, i % 2)).differing, 0);
+    }
+}
+
+#endif  // CUDAFILTERS_HAVE_CUDA
+
+TEST(HisteqGpuAvailability, CudaBackendIsUsableWhenADeviceIsPresent) {
+    REQUIRE_GPU();
+    EXPECT_TRUE(backendAvailable(Backend::Cuda));
+    EXPECT_NO_THROW(makeCudaEqualizer(EqualizePlan::make({}, SampleType::U8, 1)));
+}

@@ -201,6 +201,14 @@ TEST(Plan, SeparableFactorsReproduceTaps) {
         for (int x = 0; x < 3; ++x) EXPECT_FLOAT_EQ(plan.column[y] * plan.row[x], plan.kernels[0].at(x, y));
 }
 
+TEST(Plan, IntegerKernelsGetIntegerFactors) {
+    const ConvolvePlan plan =
+        ConvolvePlan::make(single(outerProduct({1.f, 4.f, 6.f, 4.f, 1.f}, {1.f, 4.f, 6.f, 4.f, 1.f})), SampleType::U8, 1);
+    ASSERT_TRUE(plan.separable);
+    EXPECT_EQ(plan.row, (std::vector<float>{1, 4, 6, 4, 1}));
+    EXPECT_EQ(plan.column, (std::vector<float>{1 / 256.f, 4 / 256.f, 6 / 256.f, 4 / 256.f, 1 / 256.f}));
+}
+
 TEST(Plan, IdentityIsRecognised) {
     EXPECT_TRUE(ConvolvePlan::make(presetDesc(Preset::Identity), SampleType::U8, 4).isIdentity());
     EXPECT_TRUE(ConvolvePlan::make(single(Kernel2D{3, 3, {0, 0, 0, 0, 1, 0, 0, 0, 0}}), SampleType::U8, 1).isIdentity());

@@ -22,8 +22,9 @@ enum class ColorMode {
 
 // What the temporal smoothing averages from frame to frame.
 enum class SmoothTarget {
-    Histogram,  // EMA of the (tile) histograms; LUTs built from the average (default: steadier, see docs)
-    Lut,        // EMA of the LUTs built per frame
+    Histogram,  // EMA of the (tile) histograms; each LUT is a true equalization of the averaged content (default)
+    Lut,        // EMA of the LUTs built per frame (as steady for global, slightly steadier for CLAHE: see
+                // docs/benchmarks-histeq.md)
 };
 
 // Where red, green and blue sit in an interleaved pixel: RGB(A) {0,1,2}, BGR(A) {2,1,0}, ARGB {1,2,3},

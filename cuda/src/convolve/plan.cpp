@@ -2,6 +2,7 @@
 #include <cudafilters/error.hpp>
 
 #include <cmath>
+#include <numeric>
 #include <string>
 
 namespace cudafilters {
@@ -51,10 +52,21 @@ bool factorise(const Kernel2D& k, std::vector<float>& column, std::vector<float>
     const double maxTap = std::fabs(k.taps[pivot]);
     if (maxTap == 0) return false;
     const int py = int(pivot / k.width), px = int(pivot % k.width);
+    // row = pivot row / s, column = pivot column · s / pivot. With integer taps s is the gcd of the pivot row, so
+    // integer kernels get integer factors and both passes stay exact; otherwise s is the pivot itself.
+    double s = k.at(px, py);
+    bool integral = true;
+    long long divisor = 0;
+    for (int x = 0; x < k.width && integral; ++x) {
+        const double t = k.at(x, py);
+        integral = t == std::floor(t) && std::fabs(t) < 1e9;
+        if (integral) divisor = std::gcd(divisor, static_cast<long long>(std::fabs(t)));
+    }
+    if (integral && divisor > 0) s = (k.at(px, py) < 0 ? -1.0 : 1.0) * double(divisor);
     column.resize(k.height);
     row.resize(k.width);
-    for (int y = 0; y < k.height; ++y) column[y] = k.at(px, y);
-    for (int x = 0; x < k.width; ++x) row[x] = static_cast<float>(double(k.at(x, py)) / k.at(px, py));
+    for (int y = 0; y < k.height; ++y) column[y] = static_cast<float>(double(k.at(px, y)) * s / k.at(px, py));
+    for (int x = 0; x < k.width; ++x) row[x] = static_cast<float>(double(k.at(x, py)) / s);
     for (int y = 0; y < k.height; ++y)
         for (int x = 0; x < k.width; ++x)
             if (std::fabs(double(column[y]) * row[x] - k.at(x, y)) > 1e-6 * maxTap) return false;

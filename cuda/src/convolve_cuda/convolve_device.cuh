@@ -7,6 +7,7 @@
 #include <cudafilters/cuda_raii.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace cudafilters::cuda_detail {
 
@@ -39,34 +40,90 @@ template <int BANK> __device__ __forceinline__ float combineBank(Combine combine
     }
 }
 
-// Fills a ROWS × COLS float tile (row stride S) with channel `ch` of the source, starting at (ox, oy) in image
-// coordinates; outside the image through borderIndex (constant border: borderValue).
-template <typename T, int ROWS, int COLS, int S>
-__device__ __forceinline__ void loadTile(const ConvFrame& f, int ch, int ox, int oy, float* tile) {
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    constexpr int warps = kBlockThreads / 32;
-    const bool interiorX = ox >= 0 && ox + COLS <= f.width;
-    for (int r = warp; r < ROWS; r += warps) {
-        const int gy = borderIndex(oy + r, f.height, f.border);
-        float* trow = tile + r * S;
-        if (gy < 0) {
-            for (int c = lane; c < COLS; c += 32) trow[c] = f.borderValue;
-            continue;
+// Tile layout shared by the shared-memory kernels: tile row r holds source row oy + r, tile column c holds source
+// column ax + c, where ax is a multiple of 4 (the caller rounds the halo up), so that with 1-channel rows aligned to
+// 4 samples each group of 4 tile columns is one aligned 4- or 8-byte word of the source.
+//
+// Word path (frame.vectorRows): each thread issues all its word loads before converting, so a block keeps its whole
+// tile in flight; words that straddle the image edge go through borderIndex sample by sample.
+template <typename T, int ROWS, int COLS4, int S>
+__device__ __forceinline__ void loadTileWords(const ConvFrame& f, int ax, int oy, float* tile) {
+    using Word = typename std::conditional<sizeof(T) == 1, unsigned int, uint2>::type;
+    static_assert(COLS4 % 4 == 0 && S % 4 == 0);
+    constexpr int WORDS = COLS4 / 4, ITEMS = ROWS * WORDS;
+    constexpr int PER = (ITEMS + kBlockThreads - 1) / kBlockThreads;
+    Word raw[PER];
+#pragma unroll
+    for (int it = 0; it < PER; ++it) {
+        const int idx = threadIdx.x + it * kBlockThreads;
+        raw[it] = Word{};
+        if (idx < ITEMS) {
+            const int r = idx / WORDS, x = ax + 4 * (idx - r * WORDS);
+            const int gy = borderIndex(oy + r, f.height, f.border);
+            if (gy >= 0 && x >= 0 && x + 4 <= f.width) raw[it] = __ldg(reinterpret_cast<const Word*>(srcRow<T>(f, gy) + x));
         }
-        const T* srow = srcRow<T>(f, gy) + ch;
-        const int C = f.inChannels;
-        if (interiorX) {
-            const T* s = srow + ox * C;
-#pragma unroll 4
-            for (int c = lane; c < COLS; c += 32) trow[c] = float(s[c * C]);
+    }
+#pragma unroll
+    for (int it = 0; it < PER; ++it) {
+        const int idx = threadIdx.x + it * kBlockThreads;
+        if (idx >= ITEMS) break;
+        const int r = idx / WORDS, w = idx - r * WORDS, x = ax + 4 * w;
+        const int gy = borderIndex(oy + r, f.height, f.border);
+        float4 v;
+        if (gy >= 0 && x >= 0 && x + 4 <= f.width) {
+            if constexpr (sizeof(T) == 1) {
+                const unsigned int b = raw[it];
+                v = make_float4(float(b & 0xFF), float((b >> 8) & 0xFF), float((b >> 16) & 0xFF), float(b >> 24));
+            } else {
+                const uint2 b = raw[it];
+                v = make_float4(float(b.x & 0xFFFF), float(b.x >> 16), float(b.y & 0xFFFF), float(b.y >> 16));
+            }
         } else {
-#pragma unroll 4
-            for (int c = lane; c < COLS; c += 32) {
-                const int gx = borderIndex(ox + c, f.width, f.border);
-                trow[c] = gx < 0 ? f.borderValue : float(srow[gx * C]);
+            float e[4];
+#pragma unroll
+            for (int s = 0; s < 4; ++s) {
+                const int gx = borderIndex(x + s, f.width, f.border);
+                e[s] = (gy < 0 || gx < 0) ? f.borderValue : float(srcRow<T>(f, gy)[gx]);
+            }
+            v = make_float4(e[0], e[1], e[2], e[3]);
+        }
+        *reinterpret_cast<float4*>(tile + r * S + 4 * w) = v;
+    }
+}
+
+// Sample path (interleaved channels, unaligned rows): batches of 8 loads per thread in flight.
+template <typename T, int ROWS, int COLS4, int S>
+__device__ __forceinline__ void loadTileSamples(const ConvFrame& f, int ch, int ax, int oy, float* tile) {
+    constexpr int ITEMS = ROWS * COLS4, BATCH = 8;
+    const int C = f.inChannels;
+    for (int base = 0; base < ITEMS; base += BATCH * kBlockThreads) {
+        float v[BATCH];
+#pragma unroll
+        for (int b = 0; b < BATCH; ++b) {
+            const int idx = base + b * kBlockThreads + threadIdx.x;
+            v[b] = f.borderValue;
+            if (idx < ITEMS) {
+                const int r = idx / COLS4, c = idx - r * COLS4;
+                const int gy = borderIndex(oy + r, f.height, f.border);
+                const int gx = borderIndex(ax + c, f.width, f.border);
+                if (gy >= 0 && gx >= 0) v[b] = float(__ldg(srcRow<T>(f, gy) + gx * C + ch));
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < BATCH; ++b) {
+            const int idx = base + b * kBlockThreads + threadIdx.x;
+            if (idx < ITEMS) {
+                const int r = idx / COLS4, c = idx - r * COLS4;
+                tile[r * S + c] = v[b];
             }
         }
     }
+}
+
+template <typename T, int ROWS, int COLS4, int S>
+__device__ __forceinline__ void loadTile(const ConvFrame& f, int ch, int ax, int oy, float* tile) {
+    if (f.vectorRows) loadTileWords<T, ROWS, COLS4, S>(f, ax, oy, tile);
+    else loadTileSamples<T, ROWS, COLS4, S>(f, ch, ax, oy, tile);
 }
 
 // Copies channel `ch` of a TW × TH block (an unfiltered channel).
@@ -108,6 +165,8 @@ __device__ __forceinline__ void storeRun(const ConvFrame& f, int x, int y, int c
         if (x + i < f.width) row[(x + i) * f.outChannels + ch] = v[i];
 }
 
+constexpr int roundUp4(int v) { return (v + 3) / 4 * 4; }
+constexpr int maxOf(int a, int b) { return a > b ? a : b; }
 constexpr int roundUpStride(int need) { return need + ((4 - need % 32) + 32) % 32; }  // ≡ 4 (mod 32) floats
 
 }  // namespace cudafilters::cuda_detail

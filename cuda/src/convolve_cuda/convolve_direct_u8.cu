@@ -3,6 +3,7 @@
 namespace cudafilters::cuda_detail {
 
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    if (launchSmallDirectU8(k, bank, frame, taps, stream)) return true;
     return launchDirectTyped<std::uint8_t>(k, bank, frame, taps, stream);
 }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace cudafilters::cuda_detail {
 
@@ -24,7 +25,17 @@ struct ConvFrame {
     float bias = 0;
     int absolute = 0;
     unsigned mask = 1;  // channels filtered (Filter mode); the others are copied
+    int vectorRows = 0; // 1 channel, source pointer and pitch aligned to 4 samples: tiles load in words
 };
+
+// Whether a 1-channel source can be read in aligned 4-sample words.
+inline bool sourceRowsAligned(const void* data, std::size_t pitch, int channels, std::size_t sampleBytes) {
+    const std::size_t word = 4 * sampleBytes;
+    return channels == 1 && reinterpret_cast<std::uintptr_t>(data) % word == 0 && pitch % word == 0;
+}
+
+// The frame description of a src/dst pair under a plan (as the CUDA convolver launches it).
+ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst);
 
 // Square odd sizes with a compiled direct / separable kernel.
 bool directSizeSupported(int k);
@@ -42,13 +53,22 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 void launchGeneric(SampleType type, ConvolveMode mode, int kernelCount, int kw, int kh, const ConvFrame& frame,
                    const float* deviceTaps, cudaStream_t stream);
 
-}  // namespace cudafilters::cuda_detail
-
-namespace cudafilters::cuda_detail {
-
 // Per sample type; false when no kernel is compiled for (k, bank).
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
+
+// The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3 or 5, one kernel):
+// launches it and returns true when it applies, else returns false (the tiled kernel runs).
+bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
+bool smallDirectApplies(int k, int bank, const ConvFrame& frame);
+// Tuning hooks (tests, benchmark): which compiled variant runs; -1 sends K <= 5 to the tiled kernel.
+int smallDirectVariants();
+int smallDirectVariant();
+void setSmallDirectVariant(int v);
+// Same for the separable kernel's tiling of K >= 15 (0: 64 x 32 tiles, 1: 64 x 64 tiles for u8).
+int separableVariants();
+int separableVariant();
+void setSeparableVariant(int v);
 
 // The path the CUDA backend takes for a plan: "copy", "direct", "separable" or "generic" (tests, benchmarks).
 const char* pathName(const ConvolvePlan& plan);

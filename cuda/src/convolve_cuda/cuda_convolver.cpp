@@ -5,13 +5,35 @@
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/error.hpp>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudafilters {
 namespace cuda_detail {
 
 bool directSizeSupported(int k) { return k == 3 || k == 5 || k == 7 || k == 9 || k == 15 || k == 31; }
+
+ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst) {
+    ConvFrame f;
+    f.src = static_cast<const unsigned char*>(src.data);
+    f.dst = static_cast<unsigned char*>(dst.data);
+    f.srcPitch = src.pitch;
+    f.dstPitch = dst.pitch;
+    f.width = src.width;
+    f.height = src.height;
+    f.inChannels = src.channels;
+    f.outChannels = dst.channels;
+    f.border = plan.border;
+    f.combine = plan.combine;
+    f.borderValue = plan.borderValue;
+    f.bias = plan.bias;
+    f.absolute = plan.absolute ? 1 : 0;
+    f.mask = plan.channelMask;
+    f.vectorRows = sourceRowsAligned(src.data, src.pitch, src.channels, sampleSize(src.type)) ? 1 : 0;
+    return f;
+}
 
 void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
     const bool launched = type == SampleType::U8 ? launchDirectU8(k, bank, frame, taps, stream)
@@ -22,6 +44,19 @@ void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, cons
 }
 
 namespace {
+
+// The bytes an image's rows span: [first, last).
+std::pair<std::uintptr_t, std::uintptr_t> byteSpan(const ImageView& v) {
+    const auto first = reinterpret_cast<std::uintptr_t>(v.data);
+    if (v.width <= 0 || v.height <= 0) return {first, first};
+    return {first, first + v.pitch * std::size_t(v.height - 1) + v.rowBytes()};
+}
+
+bool overlaps(const ImageView& a, const ImageView& b) {
+    const auto [a0, a1] = byteSpan(a);
+    const auto [b0, b1] = byteSpan(b);
+    return a0 < b1 && b0 < a1;
+}
 
 enum class Path { Copy, Direct, Separable, Generic };
 
@@ -54,26 +89,15 @@ public:
 
     void process(const ImageView& src, const ImageView& dst, GpuStream stream) override {
         validateImages(plan_, src, dst);
+        // Every kernel reads neighbours that other blocks may already have overwritten.
+        if (overlaps(src, dst))
+            throw InvalidArgument("the CUDA backend cannot filter in place; use separate source and destination");
         if (path_ == Path::Copy) {
             CUDAFILTERS_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, src.rowBytes(), src.height,
                                                 cudaMemcpyDeviceToDevice, stream));
             return;
         }
-        cuda_detail::ConvFrame f;
-        f.src = static_cast<const unsigned char*>(src.data);
-        f.dst = static_cast<unsigned char*>(dst.data);
-        f.srcPitch = src.pitch;
-        f.dstPitch = dst.pitch;
-        f.width = src.width;
-        f.height = src.height;
-        f.inChannels = src.channels;
-        f.outChannels = dst.channels;
-        f.border = plan_.border;
-        f.combine = plan_.combine;
-        f.borderValue = plan_.borderValue;
-        f.bias = plan_.bias;
-        f.absolute = plan_.absolute ? 1 : 0;
-        f.mask = plan_.channelMask;
+        const cuda_detail::ConvFrame f = cuda_detail::makeFrame(plan_, src, dst);
         switch (path_) {
         case Path::Direct:
             cuda_detail::launchDirect(plan_.type, plan_.kernelWidth, int(plan_.kernels.size()), f, taps_.data(),

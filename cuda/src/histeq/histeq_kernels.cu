@@ -156,19 +156,20 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         }
         const unsigned total = blockSum(local, scratch);
         const unsigned i0 = blockMin(first, scratch);
+        // h[i0] belongs to another thread, which zeroes it at the end of this function: every thread reads it here,
+        // before the scan's barriers (reading it after the scan raced with that zeroing: a lagging warp could read 0
+        // and build a wrong LUT, seen only when warps are reordered, e.g. under compute-sanitizer).
+        const unsigned h0 = i0 == 0xffffffffu ? 0u : __ldcg(&h[i0]);
         unsigned sum = blockExclusiveScan(local, scratch);
         if (i0 == 0xffffffffu) {
             for (int i = begin; i < begin + kPer; ++i) lut[i] = T(i);
+        } else if (h0 == total) {
+            for (int i = begin; i < begin + kPer; ++i) lut[i] = T(i0);
         } else {
-            const unsigned h0 = __ldcg(&h[i0]);
-            if (h0 == total) {
-                for (int i = begin; i < begin + kPer; ++i) lut[i] = T(i0);
-            } else {
-                const float scale = __fdiv_rn(float(kBins - 1), float(total - h0));
-                for (int i = begin; i < begin + kPer; ++i) {
-                    sum += h[i];
-                    lut[i] = unsigned(i) <= i0 ? T(0) : T(saturateRound(__fmul_rn(float(sum - h0), scale), kBins - 1));
-                }
+            const float scale = __fdiv_rn(float(kBins - 1), float(total - h0));
+            for (int i = begin; i < begin + kPer; ++i) {
+                sum += h[i];
+                lut[i] = unsigned(i) <= i0 ? T(0) : T(saturateRound(__fmul_rn(float(sum - h0), scale), kBins - 1));
             }
         }
     }
@@ -183,7 +184,55 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
             lut[i] = T((s + 32768ull) >> 16);
         }
     }
+    // No thread may read a bin of h once its owner has zeroed it (the scratch left zeroed for the next frame).
+    __syncthreads();
     for (int i = begin; i < begin + kPer; ++i) h[i] = 0;
+}
+
+// Global mode: the frame's statistics follow from its K histograms (no per-pixel work). Each thread owns
+// bins / kThreads consecutive bins, i.e. exactly one statistics bin for u16 and one bin for u8.
+template <typename T, int K>
+__device__ void statisticsFromHistogram(const HisteqParams& p, unsigned* scratch) {
+    constexpr int kBins = SampleTraits<T>::kBins;
+    constexpr int kPer = kBins / kThreads;
+    __shared__ unsigned long long sSum;
+    __shared__ unsigned sCount, sMin, sMax;
+    if (threadIdx.x == 0) {
+        sSum = 0;
+        sCount = 0;
+        sMin = 0xffffffffu;
+        sMax = 0;
+    }
+    __syncthreads();
+    unsigned count = 0, lo = 0xffffffffu, hi = 0;
+    unsigned long long sum = 0;
+    const int begin = threadIdx.x * kPer;
+    for (int k = 0; k < K; ++k) {
+        const std::uint32_t* h = p.hist + std::size_t(k) * kBins;
+        for (int i = begin; i < begin + kPer; ++i) {
+            const unsigned v = __ldcg(&h[i]);
+            if (v) {
+                count += v;
+                sum += (unsigned long long)v * unsigned(i);
+                lo = min(lo, unsigned(i));
+                hi = max(hi, unsigned(i));
+            }
+        }
+    }
+    p.statsOut->histogram[threadIdx.x] = count;  // 256 statistics bins, one per thread
+    atomicAdd(&sSum, sum);
+    atomicAdd(&sCount, count);
+    atomicMin(&sMin, lo);
+    atomicMax(&sMax, hi);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        p.statsOut->sum = sSum;
+        p.statsOut->count = sCount;
+        p.statsOut->min = sMin;
+        p.statsOut->max = sMax;
+    }
+    __syncthreads();
+    (void)scratch;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -246,25 +295,30 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
         }
     };
 
-    for (int y = y0 + blockIdx.x; y < y1; y += p.splits) {
-        const T* row = rowOf<T>(p.src, p.srcPitch, reflect101(y, p.height));
-        if constexpr (VEC) {
-            // 16 pixels per thread from 16-byte aligned chunks; partial chunks and padding sample by sample.
-            const int c0 = x0 & ~15;
-            for (int c = c0 + int(threadIdx.x) * 16; c < x1; c += kThreads * 16) {
-                if (c >= x0 && c + 16 <= x1 && c + 16 <= p.width) {
-                    const uint4 q = __ldg(reinterpret_cast<const uint4*>(row + c));
-                    const unsigned w[4] = {q.x, q.y, q.z, q.w};
+    if constexpr (VEC) {
+        // 16 pixels per item from 16-byte aligned chunks, (row, chunk) items spread over all the tile's blocks;
+        // partial chunks and padding sample by sample.
+        const int c0 = x0 & ~15;
+        const int chunks = (x1 - c0 + 15) / 16;
+        const int items = chunks * (y1 - y0);
+        for (int i = blockIdx.x * kThreads + threadIdx.x; i < items; i += p.splits * kThreads) {
+            const int y = y0 + i / chunks, c = c0 + (i % chunks) * 16;
+            const T* row = rowOf<T>(p.src, p.srcPitch, reflect101(y, p.height));
+            if (c >= x0 && c + 16 <= x1 && c + 16 <= p.width) {
+                const uint4 q = __ldg(reinterpret_cast<const uint4*>(row + c));
+                const unsigned w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-                    for (int j = 0; j < 16; ++j) {
-                        const T b = T((w[j >> 2] >> ((j & 3) * 8)) & 0xffu);
-                        count(c + j, y, &b);
-                    }
-                } else {
-                    for (int x = max(c, x0); x < min(c + 16, x1); ++x) count(x, y, row + reflect101(x, p.width));
+                for (int j = 0; j < 16; ++j) {
+                    const T b = T((w[j >> 2] >> ((j & 3) * 8)) & 0xffu);
+                    count(c + j, y, &b);
                 }
+            } else {
+                for (int x = max(c, x0); x < min(c + 16, x1); ++x) count(x, y, row + reflect101(x, p.width));
             }
-        } else {
+        }
+    } else {
+        for (int y = y0 + blockIdx.x; y < y1; y += p.splits) {
+            const T* row = rowOf<T>(p.src, p.srcPitch, reflect101(y, p.height));
             for (int x = x0 + int(threadIdx.x); x < x1; x += kThreads)
                 count(x, y, row + std::size_t(reflect101(x, p.width)) * CH);
         }
@@ -313,6 +367,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     if (!lastOfTile) return;
     __threadfence();
 
+    if (!p.clahe && p.statsOut) statisticsFromHistogram<T, K>(p, scratch);
     T* luts = static_cast<T*>(p.luts);
     for (int k = 0; k < K; ++k) {
         const std::size_t offset = (std::size_t(k) * tiles + tile) * kBins;
@@ -482,7 +537,7 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
         }
     };
     if (x + 16 <= p.width) {
-        const uint4 q = __ldg(reinterpret_cast<const uint4*>(in));
+        const uint4 q = *reinterpret_cast<const uint4*>(in);  // plain load: src may be dst (in place)
         const unsigned w[4] = {q.x, q.y, q.z, q.w};
         unsigned r[4];
 #pragma unroll
@@ -500,7 +555,7 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
 template <typename T, int CH, HisteqKind KIND>
 void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     const dim3 grid(p.splits, p.tilesX * p.tilesY);
-    const bool stats = p.statsAccumulator != nullptr;
+    const bool stats = p.statsAccumulator != nullptr && p.clahe;  // global: from the histogram, in its last block
     if constexpr (CH == 1 && sizeof(T) == 1) {
         if (p.vectorized) {
             if (stats) histogramKernel<T, CH, KIND, true, true><<<grid, kThreads, 0, stream>>>(p);

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds bench-convolve with nvcc alone (no meson, no gtest, no GStreamer), linking NPP when its headers are
+# present -- meant for the GPU host, where NPP lives. Run from the repository root.
+#   scripts/gpu/build-bench.sh [output-dir]        (default: build-bench)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:-build-bench}
+mkdir -p "$out/obj"
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+nvcc=${NVCC:-$cuda_home/bin/nvcc}
+arch=${CUDA_ARCH:-sm_90}
+
+flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
+       -Icuda/include -Icuda/ref -Icuda/src/convolve_cuda)
+libs=()
+if [[ -f $cuda_home/include/nppi_filtering_functions.h ]]; then
+    flags+=(-DCUDAFILTERS_HAVE_NPP=1 -I"$cuda_home/include")
+    libs+=(-L"$cuda_home/lib64" -lnppif -lnppist -lnppicc -lnppc)
+    echo "build-bench: NPP found in $cuda_home"
+else
+    echo "build-bench: no NPP headers in $cuda_home/include; building without the NPP comparison"
+fi
+
+# The engine sources the CUDA path and the reference need (no OpenCV, no CPU backend on OpenCV).
+sources=(cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp
+         cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
+         cuda/ref/convolve_ref.cpp
+         cuda/src/convolve_cuda/*.cpp cuda/src/convolve_cuda/*.cu
+         bench/convolve/bench_convolve.cpp)
+
+printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \
+    'src="$1"; shift; obj="'"$out"'/obj/$(echo "$src" | tr / _).o"; "$@" -c "$src" -o "$obj" || exit 255' \
+    sh {} "$nvcc" "${flags[@]}"
+"$nvcc" -arch="$arch" -o "$out/bench-convolve" "$out"/obj/*.o "${libs[@]}"
+echo "build-bench: built $out/bench-convolve"

@@ -1,0 +1,207 @@
+// Every format at odd sizes through each element: the output equals the engine's reference applied per plane
+// (filtered planes) or the input (copied planes), padding and all.
+#include "element_harness.hpp"
+
+#include <cudafilters/convolve.hpp>
+#include <cudafilters/kernel_text.hpp>
+#include <cudafilters/presets.hpp>
+
+#include <tuple>
+
+using namespace elementtest;
+
+namespace {
+
+struct Size2 {
+    int width, height;
+};
+const Size2 kSizes[] = {{385, 289}, {7, 3}, {1, 1}};
+
+struct ConvolveConfig {
+    const char* name;
+    std::vector<std::string> props;
+    ConvolveDesc desc;   // what the element should compute, from the engine's own vocabulary
+    bool exact;          // integer taps and a power-of-two divisor: the GPU matches the reference exactly
+    bool allPlanes = false;
+};
+
+const std::vector<ConvolveConfig>& convolveConfigs() {
+    static const std::vector<ConvolveConfig> configs = [] {
+        std::vector<ConvolveConfig> c;
+        c.push_back({"gaussian5", {"preset=gaussian", "size=5"}, presetDesc(Preset::Gaussian, 5), false});
+        c.push_back({"sobel", {"preset=sobel"}, presetDesc(Preset::SobelMagnitude, 3), false});
+        ConvolveDesc text;
+        text.kernels = parseKernelText("1 2 1; 2 4 2; 1 2 1");
+        text.border = Border::Constant;
+        text.borderValue = 17;
+        text.bias = 3;
+        c.push_back({"text-constant", {"kernel=1 2 1; 2 4 2; 1 2 1", "border=constant", "border-value=17", "bias=3"},
+                     text, true});
+        ConvolveDesc asym;
+        asym.kernels = parseKernelText("0 -1 2 1; 1 0 -2 3");  // 4x2, even sizes, anchor (2,1)
+        asym.border = Border::Wrap;
+        asym.divisor = 4;
+        asym.absolute = true;
+        c.push_back({"asym-wrap-all", {"kernel=0 -1 2 1; 1 0 -2 3", "border=wrap", "divisor=4", "absolute=true",
+                                       "planes=all"},
+                     asym, true, true});
+        return c;
+    }();
+    return configs;
+}
+
+bool planeFiltered(const FormatCase& f, std::size_t p, bool allPlanes) {
+    return f.rgb || f.planes[p].luma || allPlanes;
+}
+
+// Runs `frames` random frames through a harnessed element; returns inputs and outputs.
+void runFrames(GstHarness* h, const GstVideoInfo& info, int frames, std::vector<GstBuffer*>& inputs,
+               std::vector<GstBuffer*>& outputs) {
+    for (int i = 0; i < frames; ++i) {
+        GstBuffer* in = randomFrame(info, 1000u + i, GstClockTime(i) * GST_SECOND / 30);
+        inputs.push_back(gst_buffer_ref(in));
+        ASSERT_EQ(gst_harness_push(h, in), GST_FLOW_OK);
+    }
+    outputs = finish(h);
+    ASSERT_EQ(outputs.size(), std::size_t(frames));
+}
+
+class ConvolvePixels : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
+
+TEST_P(ConvolvePixels, MatchesReferencePerPlane) {
+    const auto& [format, sizeIndex, configIndex] = GetParam();
+    const FormatCase& fc = formatCase(format);
+    const Size2 size = kSizes[sizeIndex];
+    const ConvolveConfig& config = convolveConfigs()[std::size_t(configIndex)];
+    const GstVideoInfo info = videoInfo(format, size.width, size.height);
+
+    GstHarness* h = makeHarness("cudaconvolve", config.props, 2);
+    gst_harness_set_src_caps_str(h, capsString(format, size.width, size.height).c_str());
+    std::vector<GstBuffer*> inputs, outputs;
+    runFrames(h, info, 2, inputs, outputs);
+
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        GstVideoFrame in, out;
+        ASSERT_TRUE(gst_video_frame_map(&in, &info, inputs[i], GST_MAP_READ));
+        ASSERT_TRUE(gst_video_frame_map(&out, &info, outputs[i], GST_MAP_READ));
+        for (std::size_t p = 0; p < fc.planes.size(); ++p) {
+            const PlaneSpec& spec = fc.planes[p];
+            HostImage src = planeImage(in, int(p), spec.channels);
+            HostImage got = planeImage(out, int(p), spec.channels);
+            HostImage expected = src;
+            if (planeFiltered(fc, p, config.allPlanes)) {
+                ConvolveDesc desc = config.desc;
+                desc.channelMask = spec.colorMask;
+                ConvolvePlan plan = ConvolvePlan::make(desc, src.type(), spec.channels);
+                makeReferenceConvolver(plan)->process(src.view(), expected.view());
+            }
+            const int tolerance = config.exact ? 0 : 1;  // real taps: float accumulation order may differ by 1
+            const auto d = cudafilters::test::compareImages(got, expected);
+            EXPECT_LE(d.maxAbs, tolerance) << format << " " << size.width << "x" << size.height << " " << config.name
+                                           << " frame " << i << " plane " << p << ": " << describe(d);
+        }
+        gst_video_frame_unmap(&in);
+        gst_video_frame_unmap(&out);
+    }
+    unrefAll(inputs);
+    unrefAll(outputs);
+    gst_harness_teardown(h);
+}
+
+std::vector<std::string> formatNames() {
+    std::vector<std::string> names;
+    for (const FormatCase& c : formatCases()) names.push_back(c.name);
+    return names;
+}
+
+std::string caseName(const std::string& format, int size, const std::string& rest) {
+    return format + "_" + std::to_string(kSizes[size].width) + "x" + std::to_string(kSizes[size].height) + "_" + rest;
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, ConvolvePixels,
+    ::testing::Combine(::testing::ValuesIn(formatNames()), ::testing::Range(0, 3), ::testing::Range(0, 4)),
+    [](const auto& info) {
+        std::string config = convolveConfigs()[std::size_t(std::get<2>(info.param))].name;
+        for (char& ch : config) if (ch == '-') ch = '_';
+        return caseName(std::get<0>(info.param), std::get<1>(info.param), config);
+    });
+
+// ----------------------------------------------------------------------------------------------------------------
+
+struct HistEqConfig {
+    const char* name;
+    std::vector<std::string> props;
+    EqualizeDesc desc;
+};
+
+const std::vector<HistEqConfig>& histeqConfigs() {
+    static const std::vector<HistEqConfig> configs = [] {
+        std::vector<HistEqConfig> c;
+        c.push_back({"global", {"mode=global"}, EqualizeDesc{}});
+        EqualizeDesc clahe;
+        clahe.mode = EqualizeMode::Clahe;
+        clahe.clipLimit = 3;
+        clahe.tilesX = 4;
+        clahe.tilesY = 3;
+        c.push_back({"clahe", {"mode=clahe", "clip-limit=3", "tiles-x=4", "tiles-y=3"}, clahe});
+        EqualizeDesc perChannel;
+        perChannel.colorMode = ColorMode::PerChannel;
+        c.push_back({"per_channel", {"color-mode=per-channel"}, perChannel});
+        return c;
+    }();
+    return configs;
+}
+
+class HistEqPixels : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
+
+TEST_P(HistEqPixels, MatchesReference) {
+    const auto& [format, sizeIndex, configIndex] = GetParam();
+    const FormatCase& fc = formatCase(format);
+    const Size2 size = kSizes[sizeIndex];
+    const HistEqConfig& config = histeqConfigs()[std::size_t(configIndex)];
+    const GstVideoInfo info = videoInfo(format, size.width, size.height);
+
+    GstHarness* h = makeHarness("cudahisteq", config.props, 3);
+    gst_harness_set_src_caps_str(h, capsString(format, size.width, size.height).c_str());
+    std::vector<GstBuffer*> inputs, outputs;
+    runFrames(h, info, 3, inputs, outputs);
+
+    const int channels = fc.rgb ? fc.planes[0].channels : 1;
+    std::unique_ptr<Equalizer> reference;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        GstVideoFrame in, out;
+        ASSERT_TRUE(gst_video_frame_map(&in, &info, inputs[i], GST_MAP_READ));
+        ASSERT_TRUE(gst_video_frame_map(&out, &info, outputs[i], GST_MAP_READ));
+        for (std::size_t p = 0; p < fc.planes.size(); ++p) {
+            HostImage src = planeImage(in, int(p), fc.planes[p].channels);
+            HostImage got = planeImage(out, int(p), fc.planes[p].channels);
+            HostImage expected = src;
+            if (p == 0) {
+                if (!reference) {
+                    EqualizeDesc desc = config.desc;
+                    desc.tilesX = std::min(desc.tilesX, src.width());
+                    desc.tilesY = std::min(desc.tilesY, src.height());
+                    reference = makeReferenceEqualizer(EqualizePlan::make(desc, src.type(), channels, fc.order));
+                }
+                reference->process(src.view(), expected.view());
+            }
+            const auto d = cudafilters::test::compareImages(got, expected);
+            EXPECT_EQ(d.maxAbs, 0) << format << " " << size.width << "x" << size.height << " " << config.name
+                                   << " frame " << i << " plane " << p << ": " << describe(d);
+        }
+        gst_video_frame_unmap(&in);
+        gst_video_frame_unmap(&out);
+    }
+    unrefAll(inputs);
+    unrefAll(outputs);
+    gst_harness_teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, HistEqPixels,
+    ::testing::Combine(::testing::ValuesIn(formatNames()), ::testing::Range(0, 3), ::testing::Range(0, 3)),
+    [](const auto& info) {
+        return caseName(std::get<0>(info.param), std::get<1>(info.param),
+                        histeqConfigs()[std::size_t(std::get<2>(info.param))].name);
+    });
+
+}  // namespace
