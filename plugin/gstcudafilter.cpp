@@ -337,6 +337,11 @@ static gboolean gst_cuda_filter_before_submit(GstCudaFilter* self) {
     return TRUE;
 }
 
+static GstFlowReturn gst_cuda_filter_transform_unused(GstBaseTransform* trans, GstBuffer*, GstBuffer*) {
+    GST_ELEMENT_ERROR(trans, CORE, NOT_IMPLEMENTED, (nullptr), ("transform() called; frames go through generate_output"));
+    return GST_FLOW_NOT_SUPPORTED;
+}
+
 static GstFlowReturn gst_cuda_filter_submit_input_buffer(GstBaseTransform* trans, gboolean is_discont,
                                                          GstBuffer* input) {
     auto* self = GST_CUDA_FILTER(trans);
@@ -848,6 +853,10 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
     trans_class->before_transform = gst_cuda_filter_before_transform;
     trans_class->submit_input_buffer = gst_cuda_filter_submit_input_buffer;
     trans_class->generate_output = gst_cuda_filter_generate_output;
+    // Never called (submit_input_buffer / generate_output do the work), but GstBaseTransform treats a class without
+    // `transform` as always-in-place: it then skips decide_allocation and proxies allocation queries, so the
+    // output would come from plain system memory and upstream would never be offered the pinned pool.
+    trans_class->transform = gst_cuda_filter_transform_unused;
 
     gst_type_mark_as_plugin_api(GST_TYPE_CUDA_FILTER, GstPluginAPIFlags(0));
     gst_type_mark_as_plugin_api(GST_TYPE_CUDA_FILTER_BACKEND, GstPluginAPIFlags(0));

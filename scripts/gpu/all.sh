@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The GPU host pass for the whole project, in one call: element suite on CUDA, the engine GPU suites, compute-sanitizer
+# (memcheck, racecheck, initcheck, synccheck) on representative subsets, the element and histeq benchmarks (NPP
+# built here with nvcc) and the demo on CUDA. Logs into $OUT; a short table last. Needs gpu-carry/payload.tar.xz
+# and .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench demo
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+rm -rf build-payload && mkdir -p build-payload && tar -C build-payload -xJf gpu-carry/payload.tar.xz
+steps=${*:-"element histeq convolve sanitize bench demo"}
+run=.gpu-bundle/run
+summary=()
+step() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+gtest_line() {  # rc and gtest totals of a log
+    echo "rc=$1 $(grep -E '^\[  PASSED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  FAILED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  SKIPPED \] [0-9]+' "$2" | tail -1)"
+}
+sanitizer_line() { echo "rc=$1 $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$2" | tail -1) $(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]' "$2" | tail -2 | paste -sd' ')"; }
+
+{ date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1; } >"$out/device.txt" 2>&1
+cat "$out/device.txt"
+
+if step bench; then
+    scripts/gpu/build-bench-histeq.sh build-bench-histeq >"$out/bench-histeq-build.log" 2>&1 &
+    bench_build=$!
+fi
+if step element; then
+    start=$SECONDS
+    CUDAFILTERS_TEST_BACKEND=cuda timeout 240 $run build-payload/tests/element-tests --gtest_brief=1 >"$out/element-cuda.log" 2>&1
+    summary+=("element-tests backend=cuda: $(gtest_line $? "$out/element-cuda.log") ($((SECONDS - start)) s)")
+    grep -E '^\[  FAILED  \]' "$out/element-cuda.log" | head -20
+fi
+if step histeq; then
+    start=$SECONDS
+    timeout 200 build-payload/tests/histeq-gpu-tests --gtest_brief=1 >"$out/histeq-gpu.log" 2>&1
+    summary+=("histeq-gpu-tests: $(gtest_line $? "$out/histeq-gpu.log") ($((SECONDS - start)) s)")
+    grep -E '^\[  FAILED  \]' "$out/histeq-gpu.log" | head -20
+fi
+if step convolve; then
+    start=$SECONDS
+    timeout 200 build-payload/tests/gpu-tests --gtest_brief=1 >"$out/convolve-gpu.log" 2>&1
+    summary+=("convolve gpu-tests: $(gtest_line $? "$out/convolve-gpu.log") ($((SECONDS - start)) s)")
+    grep -E '^\[  FAILED  \]' "$out/convolve-gpu.log" | head -20
+fi
+if step sanitize; then
+    cs="compute-sanitizer --error-exitcode 9"
+    el_filter='Depths/*:Allocation.*:Backend.*:HistEq.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
+    CUDAFILTERS_TEST_BACKEND=cuda timeout 150 $run $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
+        --gtest_filter="$el_filter" >"$out/san-element-memcheck.log" 2>&1
+    summary+=("memcheck element: $(sanitizer_line $? "$out/san-element-memcheck.log")")
+    for tool in memcheck racecheck initcheck synccheck; do
+        timeout 100 $cs --tool $tool build-payload/tests/histeq-gpu-tests --gtest_brief=1 \
+            --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*' >"$out/san-histeq-$tool.log" 2>&1
+        summary+=("$tool histeq: $(sanitizer_line $? "$out/san-histeq-$tool.log")")
+    done
+    for tool in initcheck synccheck; do
+        timeout 60 $cs --tool $tool build-payload/tests/gpu-tests --gtest_brief=1 --gtest_filter='*385x289*' \
+            >"$out/san-convolve-$tool.log" 2>&1
+        summary+=("$tool convolve: $(sanitizer_line $? "$out/san-convolve-$tool.log")")
+    done
+fi
+if step bench; then
+    timeout 150 $run build-payload/bench/bench-element --seconds 2 --cpu-seconds 3 >"$out/bench-element.md" 2>&1
+    summary+=("bench-element: rc=$?")
+    wait $bench_build
+    timeout 60 build-bench-histeq/bench-histeq >"$out/bench-histeq.md" 2>&1
+    summary+=("bench-histeq: rc=$?")
+fi
+if step demo; then
+    timeout 60 $run build-payload/examples/cudafilters-demo --backend cuda --frames 300 --size 1280x720 \
+        --output "$out/demo" >"$out/demo.log" 2>&1
+    summary+=("demo (cuda): rc=$? $(grep -E 'fps' "$out/demo.log")")
+    (cd "$out/demo" && tar -cf ../demo.tar snapshot-0[0-4].png 2>/dev/null) && rm -rf "$out/demo"
+fi
+echo
+echo "=== bench-element"; tail -25 "$out/bench-element.md" 2>/dev/null
+echo "=== bench-histeq"; tail -12 "$out/bench-histeq.md" 2>/dev/null
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
