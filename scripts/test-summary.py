@@ -31,7 +31,7 @@ if os.path.exists(log):
             entry = json.loads(line)
             if entry.get("result") in ("OK", "SKIP", "EXPECTEDFAIL"):
                 continue
-            name = os.path.basename(entry.get("cmd", [""])[0])
+            name = os.path.basename((entry.get("command") or entry.get("cmd") or [""])[0])
             # A failing executable whose report shows its failures is already counted; one without is not.
             if failures_in.get(name, 0) == 0:
                 failed += 1

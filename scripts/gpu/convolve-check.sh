@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One pass on the GPU host for the CUDA convolution backend: GPU tests, compute-sanitizer memcheck and racecheck
 # on a representative subset, the NPP benchmark (built here with nvcc). Logs go to $OUT (or ./out); a short
-# summary is printed last. Run from the repository root with build-cuda/tests/gpu/gpu-tests built for sm_90.
+# summary is printed last. Run from the repository root with build-cuda/tests/gpu/gpu-tests built for sm_90
+# (TESTS=path/to/gpu-tests for another build directory).
 #   scripts/gpu/convolve-check.sh [--no-tests] [--no-sanitizers] [--no-bench] [bench args...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +20,7 @@ for a in "$@"; do
 done
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=/usr/local/cuda/bin:$PATH
-tests=build-cuda/tests/gpu/gpu-tests
+tests=${TESTS:-build-cuda/tests/gpu/gpu-tests}
 summary=()
 
 nvidia-smi -L | tee "$out/device.txt"
@@ -47,6 +48,10 @@ if ((run_sanitizers)); then
     filter+=':*DirectKernel.*/k5_7x3_constant:*DirectKernel.*/k9_385x289_reflect:*DirectKernel.*/k3_bank2_u16_wrap_odd'
     filter+=':*DirectKernel.*/k7_64x40_wrap:*SeparableKernel.*/k31_rgba_wrap:*SeparableKernel.*/k31_u16_constant_odd'
     filter+=':*SeparableKernel.*/k9_200x150_reflect_odd:*SeparableKernel.*/k5_1x1_wrap:*385x289_k5_reflect_real'
+    filter+=':*SmallDirectKernel.*/v0_k3_7x3_constant:*SmallDirectKernel.*/v0_k3_130x70_reflect'
+    filter+=':*SmallDirectKernel.*/v0_k3_516x131_replicate:*SmallDirectKernel.*/v0_k3_13x2_wrap'
+    filter+=':*SmallDirectKernel.*/v0_k3_385x289_reflect101:*SmallDirectKernel.*/v0_k3_5x9_constant'
+    filter+=':SeparableVariants.*'
     for tool in memcheck racecheck; do
         start=$SECONDS
         compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests" --gtest_brief=1 --gtest_filter="$filter" \

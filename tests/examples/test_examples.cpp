@@ -38,7 +38,7 @@ TEST_P(LaunchScript, RunsToTheEnd) {
     const fs::path dir = scratch(GetParam());
     const std::string script = env("EXAMPLES_SOURCE_DIR") + "/launch/" + GetParam() + ".sh";
     ASSERT_TRUE(fs::exists(script)) << script;
-    EXPECT_EQ(run("TMPDIR=" + dir.string() + " bash " + script), 0);
+    EXPECT_EQ(run("env TMPDIR=" + dir.string() + " bash " + script), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, LaunchScript,
@@ -54,7 +54,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, LaunchScript,
 TEST(Examples, TranscodeWritesAFile) {
     const fs::path dir = scratch("transcode-output");
     const fs::path out = dir / "out.avi";
-    ASSERT_EQ(run("TMPDIR=" + dir.string() + " bash " + env("EXAMPLES_SOURCE_DIR") + "/launch/transcode.sh '' " +
+    ASSERT_EQ(run("env TMPDIR=" + dir.string() + " bash " + env("EXAMPLES_SOURCE_DIR") + "/launch/transcode.sh '' " +
                   out.string()),
               0);
     ASSERT_TRUE(fs::exists(out));

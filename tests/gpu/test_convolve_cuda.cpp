@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -433,6 +434,106 @@ INSTANTIATE_TEST_SUITE_P(Sweep, DirectKernel, ::testing::ValuesIn(directCases())
 
 namespace {
 
+// The barrier-free small-K kernel (forced on at every size) through launchDirect: interior and edge threads,
+// widths that are not a multiple of 4 (last word partly outside), heights below one strip, frames of a single block
+// and of many, every border, integer (exact) and real taps. Word-aligned pitches (its precondition).
+struct SmallCase {
+    std::string name;
+    int variant, k, width, height;
+    Border border;
+    bool integer;
+};
+
+std::vector<SmallCase> smallCases() {
+    std::vector<SmallCase> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    const std::pair<int, int> shapes[] = {{1, 1}, {7, 3}, {5, 9}, {13, 2}, {130, 70}, {385, 289}, {516, 131}, {1921, 1081}};
+    for (int v = 0; v < 1; ++v)
+        for (int k : {3})
+            for (auto [w, h] : shapes)
+                for (int bi = 0; bi < 5; ++bi) {
+                    if (w == 1921 && bi % 2 == 1) continue;
+                    out.push_back({"v" + std::to_string(v) + "_k" + std::to_string(k) + "_" + std::to_string(w) + "x" +
+                                       std::to_string(h) + "_" + borderName(borders[bi]),
+                                   v, k, w, h, borders[bi], (bi + w) % 2 == 0});
+                }
+    return out;
+}
+
+class SmallDirectKernel : public ::testing::TestWithParam<SmallCase> {};
+
+}  // namespace
+
+TEST_P(SmallDirectKernel, MatchesReference) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const SmallCase& c = GetParam();
+    ConvolveDesc d = kernelDesc(randomKernel(c.k, c.k, 70 + c.k + c.width, c.integer), c.border, c.integer ? 16 : 0,
+                                c.integer ? 9 : 20.5, 77.25);
+    const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+    HostImage input(c.width, c.height, 1, SampleType::U8);
+    input.fillRandom(c.k * 17 + c.width + c.height);
+    DevicePlane src(c.width, c.height, 1, SampleType::U8, false);
+    DevicePlane dst(c.width, c.height, 1, SampleType::U8, false);
+    src.upload(input);
+    dst.poisonRows();
+    const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+    const int keep = cuda_detail::smallDirectVariant();
+    cuda_detail::setSmallDirectVariant(c.variant);
+    EXPECT_TRUE(cuda_detail::smallDirectApplies(c.k, 1, frame));
+    cuda_detail::setSmallDirectVariant(1);
+    EXPECT_EQ(cuda_detail::smallDirectApplies(c.k, 1, frame), c.width * c.height >= 4000000);
+    cuda_detail::setSmallDirectVariant(c.variant);
+    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr);
+    cuda_detail::setSmallDirectVariant(keep);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(src.paddingIntact());
+    EXPECT_TRUE(dst.paddingIntact());
+    const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
+    EXPECT_LE(diff.maxAbs, c.integer ? 0 : 1) << describe(diff);
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, SmallDirectKernel, ::testing::ValuesIn(smallCases()),
+                         [](const auto& info) { return info.param.name; });
+
+// The separable kernel's tilings (64 × 32, 64 × 64 for u8 K = 31, the size-based default), over the shapes of the
+// separable sweep.
+TEST(SeparableVariants, TallTilesMatchReference) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const int keep = cuda_detail::separableVariant();
+    for (int v = 0; v < cuda_detail::separableVariants(); ++v)
+        for (int k : {15, 31})
+            for (auto [w, h, ch, b] : {std::tuple{385, 289, 1, Border::Replicate}, {200, 150, 1, Border::Reflect},
+                                       {7, 3, 1, Border::Constant}, {130, 70, 4, Border::Wrap},
+                                       {516, 131, 1, Border::Reflect101}}) {
+                ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
+                d.border = b;
+                d.borderValue = 200;
+                d.bias = 3;
+                d.channelMask = 0xB;
+                const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, ch);
+                HostImage input(w, h, ch, SampleType::U8);
+                input.fillRandom(k + w);
+                DevicePlane src(w, h, ch, SampleType::U8, false);
+                DevicePlane dst(w, h, ch, SampleType::U8, false);
+                src.upload(input);
+                dst.poisonRows();
+                cuda_detail::setSeparableVariant(v);
+                cuda_detail::launchSeparable(SampleType::U8, k, cuda_detail::makeFrame(plan, src.view, dst.view),
+                                             plan.row.data(), plan.column.data(), nullptr);
+                cuda_detail::setSeparableVariant(keep);
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                EXPECT_TRUE(dst.paddingIntact());
+                const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
+                EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << ": " << describe(diff);
+            }
+#endif
+}
+
+namespace {
+
 struct SeparableCase {
     std::string name;
     int k, width, height, channels;
@@ -542,5 +643,45 @@ TEST(CudaConvolver, RejectsMismatchedImages) {
         c(64, 48, 3, SampleType::U8, false);
     EXPECT_THROW(conv->process(a.view, b.view), InvalidArgument);
     EXPECT_THROW(conv->process(c.view, c.view), InvalidArgument);
+#endif
+}
+
+// Source and destination that share bytes are refused (every kernel reads neighbours other blocks may have
+// written); images that merely sit next to each other in one allocation are fine.
+TEST(CudaConvolver, RejectsOverlappingImages) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    for (const ConvolveDesc& desc : {presetDesc(Preset::Box, 3), presetDesc(Preset::Gaussian, 9),
+                                     kernelDesc(randomKernel(5, 5, 3, true), Border::Replicate, 16),
+                                     presetDesc(Preset::Identity)}) {
+        const ConvolvePlan plan = ConvolvePlan::make(desc, SampleType::U8, 1);
+        auto conv = makeCudaConvolver(plan);
+        DevicePlane a(64, 49, 1, SampleType::U8, false);
+        ImageView top = a.view, below = a.view, upper = a.view, lower = a.view;
+        top.height = below.height = 48;
+        below.data = static_cast<std::uint8_t*>(a.view.data) + a.view.pitch;  // one row down: overlaps
+        try {
+            conv->process(top, top);
+            ADD_FAILURE() << "in place accepted (path " << cudaPath(plan) << ")";
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("cannot filter in place"), std::string::npos) << e.what();
+        }
+        EXPECT_THROW(conv->process(top, below), InvalidArgument);
+        EXPECT_THROW(conv->process(below, top), InvalidArgument);
+        // Rows 0..23 and 24..47: disjoint, must work.
+        upper.height = lower.height = 24;
+        lower.data = static_cast<std::uint8_t*>(a.view.data) + 24 * a.view.pitch;
+        HostImage input(64, 24, 1, SampleType::U8);
+        input.fillRandom(9);
+        CUDAFILTERS_CHECK(cudaMemcpy2D(upper.data, upper.pitch, input.bytes(), input.pitch(), input.rowBytes(), 24,
+                                       cudaMemcpyHostToDevice));
+        EXPECT_NO_THROW(conv->process(upper, lower));
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        HostImage out(64, 24, 1, SampleType::U8);
+        CUDAFILTERS_CHECK(cudaMemcpy2D(out.bytes(), out.pitch(), lower.data, lower.pitch, out.rowBytes(), 24,
+                                       cudaMemcpyDeviceToHost));
+        const Difference d = compareImages(out, runBackend(Backend::Reference, plan, input));
+        EXPECT_LE(d.maxAbs, 1) << describe(d);
+    }
 #endif
 }

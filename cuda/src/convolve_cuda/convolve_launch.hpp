@@ -57,15 +57,16 @@ void launchGeneric(SampleType type, ConvolveMode mode, int kernelCount, int kw, 
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 
-// The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3 or 5, one kernel):
+// The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3, one kernel):
 // launches it and returns true when it applies, else returns false (the tiled kernel runs).
 bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 bool smallDirectApplies(int k, int bank, const ConvFrame& frame);
-// Tuning hooks (tests, benchmark): which compiled variant runs; -1 sends K <= 5 to the tiled kernel.
-int smallDirectVariants();
+// Tuning hooks (tests, benchmark): 0 takes it for every K = 3 frame it applies to, 1 (default) for frames of
+// 4 Mpixel and more, -1 never (the tiled kernel).
 int smallDirectVariant();
 void setSmallDirectVariant(int v);
-// Same for the separable kernel's tiling of K >= 15 (0: 64 x 32 tiles, 1: 64 x 64 tiles for u8).
+// Same for the separable kernel's tiling (0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8
+// K = 31 on frames of 4 Mpixel and more).
 int separableVariants();
 int separableVariant();
 void setSeparableVariant(int v);
