@@ -24,6 +24,8 @@ cat "$out/device.txt"
 if step bench; then
     scripts/gpu/build-bench-histeq.sh build-bench-histeq >"$out/bench-histeq-build.log" 2>&1 &
     bench_build=$!
+    scripts/gpu/build-bench.sh build-bench >"$out/bench-convolve-build.log" 2>&1 &
+    conv_build=$!
 fi
 if step element; then
     start=$SECONDS
@@ -54,8 +56,9 @@ if step sanitize; then
             --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*' >"$out/san-histeq-$tool.log" 2>&1
         summary+=("$tool histeq: $(sanitizer_line $? "$out/san-histeq-$tool.log")")
     done
-    for tool in initcheck synccheck; do
-        timeout 60 $cs --tool $tool build-payload/tests/gpu-tests --gtest_brief=1 --gtest_filter='*385x289*' \
+    for tool in memcheck racecheck initcheck synccheck; do
+        timeout 90 $cs --tool $tool build-payload/tests/gpu-tests --gtest_brief=1 \
+            --gtest_filter='*385x289*:CudaConvolver.*:*SmallDirect*7x3*:*SeparableVariants*' \
             >"$out/san-convolve-$tool.log" 2>&1
         summary+=("$tool convolve: $(sanitizer_line $? "$out/san-convolve-$tool.log")")
     done
@@ -66,6 +69,9 @@ if step bench; then
     wait $bench_build
     timeout 60 build-bench-histeq/bench-histeq >"$out/bench-histeq.md" 2>&1
     summary+=("bench-histeq: rc=$?")
+    wait $conv_build
+    timeout 150 build-bench/bench-convolve --runs 30 --frames 4 >"$out/bench-convolve.md" 2>&1
+    summary+=("bench-convolve: rc=$?")
 fi
 if step demo; then
     timeout 60 $run build-payload/examples/cudafilters-demo --backend cuda --frames 300 --size 1280x720 \
@@ -76,5 +82,6 @@ fi
 echo
 echo "=== bench-element"; tail -25 "$out/bench-element.md" 2>/dev/null
 echo "=== bench-histeq"; tail -12 "$out/bench-histeq.md" 2>/dev/null
+echo "=== bench-convolve"; grep -E '^\|' "$out/bench-convolve.md" 2>/dev/null | head -60
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
