@@ -1,5 +1,5 @@
 // cudafilters-demo: feeds a synthetic low-contrast, noisy scene through cudahisteq and cudaconvolve and writes
-// a side-by-side video (original | CLAHE | CLAHE + Sobel magnitude) and PNG snapshots into a folder.
+// a side-by-side video (original | CLAHE | CLAHE, Gaussian 5x5, Sobel magnitude) and PNG snapshots into a folder.
 #include "scene.hpp"
 
 #include <gst/app/gstappsrc.h>
@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
         "t. ! queue ! mix.sink_0 "
         "t. ! queue ! cudahisteq name=clahe mode=clahe clip-limit=3 backend=" + o.backend + " ! mix.sink_1 "
         "t. ! queue ! cudahisteq mode=clahe clip-limit=3 backend=" + o.backend +
+        " ! cudaconvolve preset=gaussian size=5 backend=" + o.backend +
         " ! cudaconvolve name=edges preset=sobel backend=" + o.backend + " ! mix.sink_2 "
         "out. ! queue ! jpegenc quality=90 ! avimux ! filesink location=\"" + dir + "/demo.avi\" "
         "out. ! queue ! videorate drop-only=true ! video/x-raw,framerate=1/1 ! videoconvert ! pngenc ! "
@@ -137,7 +138,7 @@ int main(int argc, char** argv) {
         std::printf("demo: %d frames of %dx%d in %.2f s: %.1f fps for the whole pipeline (3 branches, JPEG and PNG "
                     "encoding included), backend %s\n",
                     o.frames, o.width, o.height, seconds, o.frames / seconds, backend ? backend : o.backend.c_str());
-        std::printf("demo: wrote %s/demo.avi (original | CLAHE | CLAHE + Sobel) and %s/snapshot-*.png\n", dir.c_str(),
+        std::printf("demo: wrote %s/demo.avi (original | CLAHE | CLAHE + Gaussian + Sobel) and %s/snapshot-*.png\n", dir.c_str(),
                     dir.c_str());
     }
     g_free(backend);
