@@ -2,11 +2,15 @@
 // pinned staging areas. A frame is enqueued whole on its slot's stream (upload → filter → download → event), so
 // with several slots in flight frame N's upload, N−1's filtering and N−2's download overlap on the copy engines and
 // the SMs. Pinned input (our pool) is uploaded in place; pageable input is first copied into the slot's pinned
-// staging area. The download goes straight into a pinned output buffer, else through the staging area.
+// staging area. The download goes straight into a pinned output buffer, else through the staging area. Input and
+// output may differ in format (a subclass's transform_formats): each side has its own device image and staging.
 #include "frameexecutor.h"
 #include "gstcudapinnedallocator.h"
 
 #include <cudafilters/cuda_raii.hpp>
+#include <cudafilters/error.hpp>
+
+#include <string>
 
 namespace gstcudafilters {
 namespace {
@@ -20,11 +24,32 @@ std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; 
 struct Slot {
     cudafilters::Stream stream;
     cudafilters::Event done;
-    cudafilters::DeviceBuffer input;
-    cudafilters::DeviceBuffer output;
-    cudafilters::PinnedBuffer stagingIn;   // pageable input is copied here first (info layout)
-    cudafilters::PinnedBuffer stagingOut;  // download target when the output buffer is not pinned
+    cudafilters::DeviceBuffer input;       // input layout
+    cudafilters::DeviceBuffer output;      // output layout
+    cudafilters::PinnedBuffer stagingIn;   // pageable input is copied here first (input info layout)
+    cudafilters::PinnedBuffer stagingOut;  // download target when the output buffer is not pinned (output info layout)
     bool outStaged = false;
+};
+
+// One side of the frame (input or output): its format, planes and where they lie in a slot's device image.
+struct Side {
+    GstVideoInfo info{};
+    std::vector<PlaneLayout> planes;
+    std::vector<std::size_t> offsets, pitches;
+    std::size_t deviceBytes = 0;
+
+    void set(const GstVideoInfo& i, const std::vector<PlaneLayout>& p) {
+        info = i;
+        planes = p;
+        offsets.assign(planes.size(), 0);
+        pitches.assign(planes.size(), 0);
+        deviceBytes = 0;
+        for (std::size_t k = 0; k < planes.size(); ++k) {
+            pitches[k] = alignUp(planes[k].rowBytes, kPitchAlign);
+            offsets[k] = deviceBytes;
+            deviceBytes += alignUp(pitches[k] * planes[k].height, kPitchAlign);
+        }
+    }
 };
 
 class CudaExecutor final : public FrameExecutor {
@@ -37,28 +62,24 @@ public:
 
     Backend backend() const override { return Backend::Cuda; }
 
-    void configure(const GstVideoInfo& info, const std::vector<PlaneLayout>& planes, int slots) override {
+    void configure(const GstVideoInfo& in, const std::vector<PlaneLayout>& inPlanes, const GstVideoInfo& out,
+                   const std::vector<PlaneLayout>& outPlanes, int slots) override {
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         synchronize();
-        info_ = info;
-        planes_ = planes;
-        offsets_.assign(planes.size(), 0);
-        pitches_.assign(planes.size(), 0);
-        std::size_t total = 0;
-        for (std::size_t p = 0; p < planes.size(); ++p) {
-            pitches_[p] = alignUp(planes[p].rowBytes, kPitchAlign);
-            offsets_[p] = total;
-            total += alignUp(pitches_[p] * planes[p].height, kPitchAlign);
-        }
+        in_.set(in, inPlanes);
+        out_.set(out, outPlanes);
+        sameLayout_ = sameLayout(inPlanes, outPlanes);
         if (int(slots_.size()) != slots) slots_.resize(slots);
+        faultPoint(FaultCall::Stream);  // test seam
+        faultPoint(FaultCall::Alloc);
         for (Slot& slot : slots_) {
             if (!slot.stream) slot.stream = cudafilters::Stream::create();
             if (!slot.done) slot.done = cudafilters::Event::create();
-            slot.input.reserve(total);
-            slot.output.reserve(total);
+            slot.input.reserve(in_.deviceBytes);
+            slot.output.reserve(out_.deviceBytes);
             // Staging areas are made on first need: with the pinned pools in use they never are.
-            if (slot.stagingIn.size() < GST_VIDEO_INFO_SIZE(&info)) slot.stagingIn = cudafilters::PinnedBuffer();
-            if (slot.stagingOut.size() < GST_VIDEO_INFO_SIZE(&info)) slot.stagingOut = cudafilters::PinnedBuffer();
+            if (slot.stagingIn.size() < GST_VIDEO_INFO_SIZE(&in)) slot.stagingIn = cudafilters::PinnedBuffer();
+            if (slot.stagingOut.size() < GST_VIDEO_INFO_SIZE(&out)) slot.stagingOut = cudafilters::PinnedBuffer();
         }
     }
 
@@ -66,29 +87,39 @@ public:
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         Slot& slot = slots_.at(frame.slot);
         cudaStream_t stream = slot.stream.get();
-        const std::vector<ImageView> host = frameViews(planes_, frame.inFrame);
-        const std::vector<ImageView> devIn = bufferViews(planes_, slot.input.data(), offsets_, pitches_);
-        const std::vector<ImageView> devOut = bufferViews(planes_, slot.output.data(), offsets_, pitches_);
+        const std::vector<ImageView> host = frameViews(in_.planes, frame.inFrame);
+        const std::vector<ImageView> devIn = bufferViews(in_.planes, slot.input.data(), in_.offsets, in_.pitches);
+        const std::vector<ImageView> devOut = bufferViews(out_.planes, slot.output.data(), out_.offsets, out_.pitches);
+        for (std::size_t p = 0; p < out_.planes.size(); ++p)
+            if (!frame.work->writesPlane(int(p)) && !sameLayout_)
+                throw cudafilters::InvalidArgument("output plane " + std::to_string(p) +
+                                                   " is not written and the input has another layout");
 
         const bool inPinned = gst_buffer_is_cuda_pinned(frame.in);
+        faultPoint(FaultCall::Alloc, frame.index);  // test seam: staging allocation
+        faultPoint(FaultCall::Upload, frame.index);
         std::vector<ImageView> upload = host;
-        if (!inPinned) upload = stage(slot.stagingIn, host, /*copyRows=*/true);
-        for (std::size_t p = 0; p < planes_.size(); ++p)
+        if (!inPinned) upload = stage(slot.stagingIn, in_, host, /*copyRows=*/true);
+        for (std::size_t p = 0; p < in_.planes.size(); ++p)
             checkCuda(cudaMemcpy2DAsync(devIn[p].data, devIn[p].pitch, upload[p].data, upload[p].pitch,
-                                        planes_[p].rowBytes, planes_[p].height, cudaMemcpyHostToDevice, stream),
+                                        in_.planes[p].rowBytes, in_.planes[p].height, cudaMemcpyHostToDevice, stream),
                       "cudaMemcpy2DAsync (upload)");
 
+        faultPoint(FaultCall::Launch, frame.index);
         frame.work->process(frame.slot, devIn, devOut, reinterpret_cast<GpuStream>(stream));
+        faultPoint(FaultCall::Download, frame.index);
 
         slot.outStaged = !gst_buffer_is_cuda_pinned(frame.out);
-        std::vector<ImageView> download = frameViews(planes_, frame.outFrame);
-        if (slot.outStaged) download = stage(slot.stagingOut, download, /*copyRows=*/false);
-        for (std::size_t p = 0; p < planes_.size(); ++p) {
+        std::vector<ImageView> download = frameViews(out_.planes, frame.outFrame);
+        if (slot.outStaged) download = stage(slot.stagingOut, out_, download, /*copyRows=*/false);
+        for (std::size_t p = 0; p < out_.planes.size(); ++p) {
             const ImageView& from = frame.work->writesPlane(int(p)) ? devOut[p] : devIn[p];
             checkCuda(cudaMemcpy2DAsync(download[p].data, download[p].pitch, from.data, from.pitch,
-                                        planes_[p].rowBytes, planes_[p].height, cudaMemcpyDeviceToHost, stream),
+                                        out_.planes[p].rowBytes, out_.planes[p].height, cudaMemcpyDeviceToHost,
+                                        stream),
                       "cudaMemcpy2DAsync (download)");
         }
+        faultPoint(FaultCall::Stream, frame.index);
         checkCuda(cudaEventRecord(slot.done.get(), stream), "cudaEventRecord");
     }
 
@@ -103,11 +134,12 @@ public:
 
     void complete(FrameInFlight& frame) override {
         Slot& slot = slots_.at(frame.slot);
+        faultPoint(FaultCall::Sync, frame.index);
         checkCuda(cudaEventSynchronize(slot.done.get()), "cudaEventSynchronize (frame completion)");
         if (slot.outStaged) {
-            const std::vector<ImageView> staged = stagedViews(slot.stagingOut);
-            const std::vector<ImageView> out = frameViews(planes_, frame.outFrame);
-            for (std::size_t p = 0; p < planes_.size(); ++p) copyPlane(staged[p], out[p]);
+            const std::vector<ImageView> staged = stagedViews(slot.stagingOut, out_);
+            const std::vector<ImageView> out = frameViews(out_.planes, frame.outFrame);
+            for (std::size_t p = 0; p < out_.planes.size(); ++p) copyPlane(staged[p], out[p]);
         }
     }
 
@@ -121,29 +153,29 @@ public:
     }
 
 private:
-    // Views of the info layout inside a pinned staging area; the area is allocated once, on first need.
-    std::vector<ImageView> stagedViews(cudafilters::PinnedBuffer& area) {
-        const std::size_t size = GST_VIDEO_INFO_SIZE(&info_);
+    // Views of a side's info layout inside a pinned staging area; the area is allocated once, on first need.
+    static std::vector<ImageView> stagedViews(cudafilters::PinnedBuffer& area, const Side& side) {
+        const std::size_t size = GST_VIDEO_INFO_SIZE(&side.info);
         if (area.size() < size) area = cudafilters::PinnedBuffer(size);
-        std::vector<std::size_t> offsets(planes_.size()), pitches(planes_.size());
-        for (std::size_t p = 0; p < planes_.size(); ++p) {
-            offsets[p] = GST_VIDEO_INFO_PLANE_OFFSET(&info_, p);
-            pitches[p] = std::size_t(GST_VIDEO_INFO_PLANE_STRIDE(&info_, p));
+        std::vector<std::size_t> offsets(side.planes.size()), pitches(side.planes.size());
+        for (std::size_t p = 0; p < side.planes.size(); ++p) {
+            offsets[p] = GST_VIDEO_INFO_PLANE_OFFSET(&side.info, p);
+            pitches[p] = std::size_t(GST_VIDEO_INFO_PLANE_STRIDE(&side.info, p));
         }
-        return bufferViews(planes_, area.data(), offsets, pitches);
+        return bufferViews(side.planes, area.data(), offsets, pitches);
     }
 
-    std::vector<ImageView> stage(cudafilters::PinnedBuffer& area, const std::vector<ImageView>& host, bool copyRows) {
-        std::vector<ImageView> staged = stagedViews(area);
+    static std::vector<ImageView> stage(cudafilters::PinnedBuffer& area, const Side& side,
+                                        const std::vector<ImageView>& host, bool copyRows) {
+        std::vector<ImageView> staged = stagedViews(area, side);
         if (copyRows)
-            for (std::size_t p = 0; p < planes_.size(); ++p) copyPlane(host[p], staged[p]);
+            for (std::size_t p = 0; p < side.planes.size(); ++p) copyPlane(host[p], staged[p]);
         return staged;
     }
 
     int device_;
-    GstVideoInfo info_{};
-    std::vector<PlaneLayout> planes_;
-    std::vector<std::size_t> offsets_, pitches_;
+    Side in_, out_;
+    bool sameLayout_ = true;
     std::vector<Slot> slots_;
 };
 

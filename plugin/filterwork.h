@@ -16,10 +16,14 @@ namespace gstcudafilters {
 using cudafilters::Backend;
 using cudafilters::GpuStream;
 
-// What make_work is given.
+// What make_work is given. `info`/`planes` describe the input; `outInfo`/`outPlanes` the output, which has the
+// input's format unless the subclass's transform_formats hook negotiated another one (then process() must write
+// every output plane: the base can only copy planes between identical layouts).
 struct WorkConfig {
     const GstVideoInfo* info = nullptr;
     std::vector<PlaneLayout> planes;
+    const GstVideoInfo* outInfo = nullptr;
+    std::vector<PlaneLayout> outPlanes;
     Backend backend = Backend::Cpu;
     int slots = 1;  // pipeline depth: process() is called with slot in [0, slots)
 };
@@ -31,7 +35,7 @@ public:
     // True for the planes process() writes; the base copies the others from input to output.
     virtual bool writesPlane(int plane) const = 0;
 
-    // Filters one frame. src/dst: one view per plane, device memory on `stream` (CUDA) or host memory (CPU, stream
+    // Filters one frame. src/dst: one view per plane (src in the input layout, dst in the output layout), device memory on `stream` (CUDA) or host memory (CPU, stream
     // null). Work for different slots may be in flight at once on different streams. Throws cudafilters::CudaError
     // or cudafilters::InvalidArgument.
     virtual void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,

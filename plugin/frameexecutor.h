@@ -4,6 +4,8 @@
 // complete waits on the slot's event. CPU: submit filters at once on host memory; complete has nothing left to do.
 #include "filterwork.h"
 
+#include <cudafilters/error.hpp>
+
 #include <gst/video/video.h>
 
 #include <memory>
@@ -19,16 +21,54 @@ struct FrameInFlight {
     GstVideoFrame outFrame{};
     bool mapped = false;
     int slot = -1;                  // -1: passthrough, nothing to wait for
+    guint64 index = 0;              // frames submitted before this one since start (the fault seam counts these)
     std::shared_ptr<FilterWork> work;
+};
+
+// Test-only fault seam (CUDAFILTERS_TEST_INJECT_FAULT="<call>@<frame>[:fatal]", read at start). The first call of
+// that kind at or after frame <frame> throws InjectedFault, once per element run, on either executor; the CPU
+// executor raises it at the points where the CUDA executor would make that call. Calls: alloc (device or pinned
+// allocation), stream (stream/event creation or recording), upload, launch (the filter kernels), download, sync
+// (frame completion). ":fatal" (or backend=cuda/cpu) makes it an element error; otherwise backend=auto switches
+// to a fresh CPU executor as after a real CUDA failure. Unset, the executors pay one null-pointer test per point.
+enum class FaultCall { Alloc, Stream, Upload, Launch, Download, Sync };
+
+struct FaultSeam {
+    FaultCall call = FaultCall::Upload;
+    guint64 frame = 0;
+    bool fatal = false;
+    bool fired = false;
+    guint64 submitted = 0;  // frames submitted so far (set by the base): the frame a configure() happens at
+    // Parses "<call>@<frame>[:fatal]"; false when the text is not one.
+    static bool parse(const char* text, FaultSeam& seam);
+    // Throws InjectedFault when armed for `call` and `frame` has been reached.
+    void hit(FaultCall call, guint64 frame);
+};
+
+// What the seam throws: a CudaError naming the call, so every caller handles it as a real CUDA failure.
+class InjectedFault : public cudafilters::CudaError {
+public:
+    InjectedFault(std::string call, bool fatal)
+        : CudaError(std::move(call), 999, "cudaErrorInjected", "fault injected by CUDAFILTERS_TEST_INJECT_FAULT"),
+          fatal_(fatal) {}
+    bool fatal() const noexcept { return fatal_; }
+
+private:
+    bool fatal_;
 };
 
 class FrameExecutor {
 public:
     virtual ~FrameExecutor() = default;
+    // Test-only: arms the fault seam (shared with the executor that replaces this one, so it fires once).
+    void setFaultSeam(std::shared_ptr<FaultSeam> seam) { fault_ = std::move(seam); }
     virtual Backend backend() const = 0;
 
     // (Re)configures slots for a format: allocations happen here, never per frame. Throws on CUDA failure.
-    virtual void configure(const GstVideoInfo& info, const std::vector<PlaneLayout>& planes, int slots) = 0;
+    // The output may have another format than the input (same size): device images and staging areas are sized
+    // per side; planes the work does not write are copied from the input only when both layouts are the same.
+    virtual void configure(const GstVideoInfo& in, const std::vector<PlaneLayout>& inPlanes, const GstVideoInfo& out,
+                           const std::vector<PlaneLayout>& outPlanes, int slots) = 0;
 
     // Starts `frame` (mapped, slot set). Throws cudafilters::CudaError / InvalidArgument.
     virtual void submit(FrameInFlight& frame) = 0;
@@ -38,6 +78,16 @@ public:
     virtual void complete(FrameInFlight& frame) = 0;
     // Waits for everything submitted, ignoring errors (before frames are dropped or memory is released).
     virtual void synchronize() noexcept = 0;
+
+protected:
+    void faultPoint(FaultCall call, guint64 frame) {
+        if (G_UNLIKELY(fault_ != nullptr)) fault_->hit(call, frame);
+    }
+    // In configure(): at the frame the stream has reached.
+    void faultPoint(FaultCall call) {
+        if (G_UNLIKELY(fault_ != nullptr)) fault_->hit(call, fault_->submitted);
+    }
+    std::shared_ptr<FaultSeam> fault_;
 };
 
 std::unique_ptr<FrameExecutor> makeCpuExecutor();

@@ -12,6 +12,23 @@
  * luma plane only (chroma copied) or every plane. An identity kernel makes the element passthrough.
  * Kernel, preset, size, sigma, bias, divisor and border can change while playing; the next frame uses them.
  *
+ * #GstCudaConvolve:output reaches the engine's two modes that change the format; with the default, `same`, the
+ * caps are never changed:
+ *
+ * - `channels`: a grey input (GRAY8 or GRAY16_LE) and a bank of N kernels; kernel n's response is written to
+ *   output component n (R, G, B, then A or the padding byte). N = 1 keeps the grey format; N = 3 gives RGB or BGR
+ *   (GRAY8 only); N = 4 gives RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB or xBGR from GRAY8 and RGBA64_LE from
+ *   GRAY16_LE. Any other N fails at start, an input that is not grey at negotiation (LIBRARY/SETTINGS).
+ * - `multi-channel`: a packed RGB input (RGB, BGR, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR) becomes a GRAY8
+ *   response map, `sum over R, G, B of kernel_c applied to channel c`. The kernel text gives one kernel per colour
+ *   channel in R|G|B order, whatever the format's byte order, or a single kernel used for all three; alpha and
+ *   padding get no kernel. With divisor 0 the sum is divided by the sum of all the taps used (so a blur gives the
+ *   mean of the blurred channels and a zero-sum kernel, e.g. a Laplacian, the plain sum).
+ *
+ * In both modes #GstCudaConvolve:combine is not used. #GstCudaConvolve:output can be set in the NULL and READY
+ * states only (it changes the caps); while playing in `channels` mode a kernel change must keep the number of
+ * kernels (otherwise the previous filter stays, with a warning).
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaconvolve preset=gaussian size=9 sigma=2.5 ! autovideosink
@@ -22,6 +39,12 @@
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! cudaconvolve preset=sharpen planes=luma pipeline-depth=3 ! videoconvert ! autovideosink
  * ]| Sharpens the luma of a camera, three frames in flight.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! cudaconvolve output=channels absolute=true kernel="-1 0 1; -2 0 2; -1 0 1 | -1 -2 -1; 0 0 0; 1 2 1 | 0 1 0; 1 -4 1; 0 1 0" ! videoconvert ! autovideosink
+ * ]| Writes the Sobel x response of a grey frame to red, Sobel y to green and the Laplacian to blue (RGB output).
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=BGRx ! cudaconvolve output=multi-channel absolute=true kernel="0 1 0; 1 -4 1; 0 1 0" ! videoconvert ! autovideosink
+ * ]| A GRAY8 edge map: the Laplacian of R, G and B summed (one kernel for the three colour channels; `kernel="kr | kg | kb"` gives one each).
  *
  * Since: 0.1
  */
@@ -32,6 +55,7 @@
 #include <cudafilters/kernel_text.hpp>
 #include <cudafilters/presets.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -42,6 +66,12 @@ using namespace gstcudafilters;
 namespace cf = cudafilters;
 
 typedef enum { GST_CUDA_CONVOLVE_PLANES_LUMA, GST_CUDA_CONVOLVE_PLANES_ALL } GstCudaConvolvePlanes;
+
+typedef enum {
+    GST_CUDA_CONVOLVE_OUTPUT_SAME,
+    GST_CUDA_CONVOLVE_OUTPUT_CHANNELS,
+    GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL,
+} GstCudaConvolveOutput;
 
 enum {
     PROP_0,
@@ -56,6 +86,7 @@ enum {
     PROP_BORDER_VALUE,
     PROP_COMBINE,
     PROP_PLANES,
+    PROP_OUTPUT,
 };
 
 #define DEFAULT_KERNEL ""
@@ -69,6 +100,7 @@ enum {
 #define DEFAULT_BORDER_VALUE 0.0
 #define DEFAULT_COMBINE cf::Combine::Magnitude
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_LUMA
+#define DEFAULT_OUTPUT GST_CUDA_CONVOLVE_OUTPUT_SAME
 
 #define LIVE_FLAGS GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 #define CONTROLLABLE_FLAGS GParamFlags(LIVE_FLAGS | GST_PARAM_CONTROLLABLE)
@@ -87,6 +119,7 @@ struct ConvolveSettings {
     double borderValue = DEFAULT_BORDER_VALUE;
     cf::Combine combine = DEFAULT_COMBINE;
     GstCudaConvolvePlanes planes = DEFAULT_PLANES;
+    GstCudaConvolveOutput output = DEFAULT_OUTPUT;
 };
 
 // The engine description the settings ask for. Throws cf::InvalidArgument.
@@ -104,6 +137,124 @@ cf::ConvolveDesc describe(const ConvolveSettings& s) {
     desc.border = s.border;
     desc.borderValue = s.borderValue;
     return desc;
+}
+
+// The kernels the settings give, as full 2D kernels (a separable preset multiplied out), for the output modes.
+std::vector<cf::Kernel2D> userKernels(const cf::ConvolveDesc& desc) {
+    if (!desc.kernels.empty()) return desc.kernels;
+    cf::Kernel2D k;
+    k.width = int(desc.row.size());
+    k.height = int(desc.column.size());
+    k.taps.resize(std::size_t(k.width) * std::size_t(k.height));
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x) k.taps[std::size_t(y) * k.width + x] = desc.column[y] * desc.row[x];
+    return {k};
+}
+
+// output=channels: the formats written for a grey input and N kernels, preferred first (none: N not allowed).
+std::vector<GstVideoFormat> channelsOutputs(GstVideoFormat in, std::size_t n) {
+    if (in == GST_VIDEO_FORMAT_GRAY8) {
+        if (n == 1) return {GST_VIDEO_FORMAT_GRAY8};
+        if (n == 3) return {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR};
+        if (n == 4)
+            return {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+                    GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR};
+    } else if (in == GST_VIDEO_FORMAT_GRAY16_LE) {
+        if (n == 1) return {GST_VIDEO_FORMAT_GRAY16_LE};
+        if (n == 4) return {GST_VIDEO_FORMAT_RGBA64_LE};
+    }
+    return {};
+}
+
+const std::vector<GstVideoFormat>& greyFormats() {
+    static const std::vector<GstVideoFormat> f = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE};
+    return f;
+}
+
+// output=multi-channel: the packed RGB inputs (each becomes GRAY8).
+const std::vector<GstVideoFormat>& multiChannelInputs() {
+    static const std::vector<GstVideoFormat> f = {
+        GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
+        GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
+        GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR};
+    return f;
+}
+
+bool contains(const std::vector<GstVideoFormat>& v, GstVideoFormat f) {
+    return std::find(v.begin(), v.end(), f) != v.end();
+}
+
+constexpr const char* kChannelsAllowed =
+    "output=channels writes kernel n to output component n (R, G, B, A) and takes 1 kernel (grey out), 3 kernels "
+    "(RGB or BGR out, GRAY8 input only) or 4 kernels (RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR out from "
+    "GRAY8; RGBA64_LE from GRAY16_LE), on a GRAY8 or GRAY16_LE input";
+constexpr const char* kMultiChannelAllowed =
+    "output=multi-channel takes a packed RGB input (RGB, BGR, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR) and "
+    "writes GRAY8, with 1 kernel (used for R, G and B) or 3 kernels in R|G|B order";
+
+// Throws cf::InvalidArgument when the number of kernels does not suit the output mode.
+void checkKernelCount(GstCudaConvolveOutput output, std::size_t n) {
+    if (output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS && n != 1 && n != 3 && n != 4)
+        throw cf::InvalidArgument(std::string(kChannelsAllowed) + "; the kernel settings give " + std::to_string(n) +
+                                  " kernel" + (n == 1 ? "" : "s"));
+    if (output == GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL && n != 1 && n != 3)
+        throw cf::InvalidArgument(std::string(kMultiChannelAllowed) + "; the kernel settings give " +
+                                  std::to_string(n) + " kernels");
+}
+
+// One side's channel → the index of the R, G, B (then A or padding) component it holds, from the plane layout.
+std::vector<int> componentOfChannel(const PlaneLayout& plane) {
+    std::vector<int> comp(std::size_t(plane.channels), -1);
+    for (int c = 0; c < 4; ++c) {
+        const int ch = plane.componentChannel[std::size_t(c)];
+        if (ch >= 0 && ch < plane.channels) comp[std::size_t(ch)] = c;
+    }
+    for (int& c : comp)
+        if (c < 0) c = 3;  // the padding byte of RGBx-style formats stands where alpha would
+    return comp;
+}
+
+// The engine plan for output=channels on a grey plane: kernels in the output's memory order.
+cf::ConvolvePlan channelsPlan(cf::ConvolveDesc desc, const PlaneLayout& in, const PlaneLayout& out) {
+    const std::vector<cf::Kernel2D> user = userKernels(desc);
+    checkKernelCount(GST_CUDA_CONVOLVE_OUTPUT_CHANNELS, user.size());
+    if (in.channels != 1 || std::size_t(out.channels) != user.size())
+        throw cf::InvalidArgument("output=channels: the kernel settings give " + std::to_string(user.size()) +
+                                  " kernels but the negotiated output has " + std::to_string(out.channels) +
+                                  " channels; a different number of kernels applies from the next negotiation "
+                                  "(restart the element)");
+    const std::vector<int> comp = componentOfChannel(out);
+    desc.kernels.clear();
+    for (int ch = 0; ch < out.channels; ++ch) desc.kernels.push_back(user[std::size_t(comp[std::size_t(ch)])]);
+    desc.row.clear();
+    desc.column.clear();
+    desc.mode = cf::ConvolveMode::Filter;
+    desc.combine = cf::Combine::Channels;
+    desc.channelMask = 1;
+    return cf::ConvolvePlan::make(desc, in.type, 1);
+}
+
+// The engine plan for output=multi-channel: one kernel per input channel in memory order (zero taps for alpha and
+// padding), their responses summed into one output channel.
+cf::ConvolvePlan multiChannelPlan(cf::ConvolveDesc desc, const PlaneLayout& in, const PlaneLayout& out) {
+    const std::vector<cf::Kernel2D> user = userKernels(desc);
+    checkKernelCount(GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL, user.size());
+    if (!in.rgb || out.channels != 1)
+        throw cf::InvalidArgument(std::string(kMultiChannelAllowed) + "; the negotiated formats do not fit");
+    const std::vector<int> comp = componentOfChannel(in);
+    cf::Kernel2D zero = user[0];
+    std::fill(zero.taps.begin(), zero.taps.end(), 0.0f);
+    desc.kernels.clear();
+    for (int ch = 0; ch < in.channels; ++ch) {
+        const int c = comp[std::size_t(ch)];
+        const bool colour = (in.colorMask >> ch) & 1u;
+        desc.kernels.push_back(!colour || c > 2 ? zero : user[user.size() == 1 ? 0 : std::size_t(c)]);
+    }
+    desc.row.clear();
+    desc.column.clear();
+    desc.mode = cf::ConvolveMode::MultiChannel;
+    desc.outputs = 1;
+    return cf::ConvolvePlan::make(desc, in.type, in.channels);
 }
 
 // One Convolver per slot and filtered plane: slots run concurrently on their own streams and a Convolver's
@@ -183,6 +334,28 @@ GType combine_get_type() {
     return type;
 }
 
+GType output_get_type() {
+    static GType type = 0;
+    static const GEnumValue values[] = {
+        {GST_CUDA_CONVOLVE_OUTPUT_SAME, "The input's format: every selected channel filtered (caps unchanged)",
+         "same"},
+        {GST_CUDA_CONVOLVE_OUTPUT_CHANNELS,
+         "Grey in (GRAY8, GRAY16_LE), kernel n of a bank of 1, 3 or 4 written to component n (R, G, B, A): RGB/BGR "
+         "for 3, RGBA-family (RGBA64_LE from GRAY16_LE) for 4",
+         "channels"},
+        {GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL,
+         "Packed RGB in, GRAY8 out: sum of kernel c applied to colour channel c (kernels in R|G|B order, or one for "
+         "all three)",
+         "multi-channel"},
+        {0, nullptr, nullptr},
+    };
+    if (g_once_init_enter(&type)) {
+        GType t = g_enum_register_static("GstCudaConvolveOutput", values);
+        g_once_init_leave(&type, t);
+    }
+    return type;
+}
+
 GType planes_get_type() {
     static GType type = 0;
     static const GEnumValue values[] = {
@@ -217,6 +390,25 @@ static ConvolveSettings copy_settings(GstCudaConvolve* self) {
 static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCudaFilter* filter, const WorkConfig& config) {
     const ConvolveSettings s = copy_settings(GST_CUDA_CONVOLVE(filter));
     const cf::ConvolveDesc desc = describe(s);
+    if (s.output != GST_CUDA_CONVOLVE_OUTPUT_SAME) {
+        // Single-plane formats on both sides (negotiated by transform_formats).
+        if (config.planes.size() != 1 || config.outPlanes.size() != 1)
+            throw cf::InvalidArgument(s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS ? kChannelsAllowed
+                                                                                     : kMultiChannelAllowed);
+        std::vector<cf::ConvolvePlan> plans(1);
+        plans[0] = s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS
+                       ? channelsPlan(desc, config.planes[0], config.outPlanes[0])
+                       : multiChannelPlan(desc, config.planes[0], config.outPlanes[0]);
+        if (plans[0].isIdentity()) {
+            GST_DEBUG_OBJECT(filter, "identity kernel: passthrough");
+            return nullptr;
+        }
+        GST_DEBUG_OBJECT(filter, "output=%s: %dx%d, %zu kernels, %d -> %d channels, %s",
+                         s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS ? "channels" : "multi-channel",
+                         plans[0].kernelWidth, plans[0].kernelHeight, plans[0].kernels.size(), plans[0].inputChannels,
+                         plans[0].outputChannels, cf::backendName(config.backend));
+        return std::make_shared<ConvolveWork>(std::move(plans), config.backend, config.slots);
+    }
     std::vector<cf::ConvolvePlan> plans(config.planes.size());
     bool identity = true;
     for (const PlaneLayout& plane : config.planes) {
@@ -243,6 +435,117 @@ static void gst_cuda_convolve_check_settings(GstCudaFilter* filter) {
     cf::ConvolveDesc desc = describe(s);
     desc.channelMask = 1;
     cf::ConvolvePlan::make(desc, cf::SampleType::U8, 1);
+    if (s.output == GST_CUDA_CONVOLVE_OUTPUT_SAME) return;
+    const std::size_t n = userKernels(desc).size();
+    checkKernelCount(s.output, n);
+    PlaneLayout grey, rgb;
+    grey.channels = 1;
+    rgb.channels = 3;
+    rgb.rgb = true;
+    rgb.colorMask = 0x7;
+    rgb.componentChannel = {{0, 1, 2, -1}};
+    if (s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS) {
+        PlaneLayout out = grey;
+        out.channels = int(n);
+        out.componentChannel = {{0, n > 1 ? 1 : -1, n > 2 ? 2 : -1, n > 3 ? 3 : -1}};
+        channelsPlan(desc, grey, out);
+    } else {
+        multiChannelPlan(desc, rgb, grey);
+    }
+}
+
+// Caps: output=same keeps them; the other modes map grey to RGB-family formats or packed RGB to GRAY8.
+static GstCaps* gst_cuda_convolve_transform_formats(GstCudaFilter* filter, GstPadDirection direction, GstCaps* caps,
+                                                    std::string* why) {
+    const ConvolveSettings s = copy_settings(GST_CUDA_CONVOLVE(filter));
+    if (s.output == GST_CUDA_CONVOLVE_OUTPUT_SAME) return nullptr;
+    const bool channels = s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS;
+    std::size_t n = 1;
+    if (channels) {
+        try {
+            n = userKernels(describe(s)).size();
+            checkKernelCount(s.output, n);
+        } catch (const cf::InvalidArgument& e) {
+            *why = e.what();
+            return gst_caps_new_empty();
+        }
+    }
+    // The formats on the other pad for one format on this one; and every format this pad can have.
+    std::vector<GstVideoFormat> all;
+    auto other = [&](GstVideoFormat f) -> std::vector<GstVideoFormat> {
+        if (direction == GST_PAD_SINK) {
+            if (channels) return channelsOutputs(f, n);
+            return contains(multiChannelInputs(), f) ? std::vector<GstVideoFormat>{GST_VIDEO_FORMAT_GRAY8}
+                                                     : std::vector<GstVideoFormat>{};
+        }
+        if (channels) {
+            std::vector<GstVideoFormat> in;
+            for (GstVideoFormat g : greyFormats())
+                if (contains(channelsOutputs(g, n), f)) in.push_back(g);
+            return in;
+        }
+        return f == GST_VIDEO_FORMAT_GRAY8 ? multiChannelInputs() : std::vector<GstVideoFormat>{};
+    };
+    if (direction == GST_PAD_SINK) all = channels ? greyFormats() : multiChannelInputs();
+    else if (channels)
+        for (GstVideoFormat g : greyFormats())
+            for (GstVideoFormat f : channelsOutputs(g, n)) all.push_back(f);
+    else all = {GST_VIDEO_FORMAT_GRAY8};
+
+    GstCaps* any = gst_caps_is_any(caps) ? gst_caps_from_string("video/x-raw") : nullptr;
+    GstCaps* from = any ? any : caps;
+    GstCaps* result = gst_caps_new_empty();
+    std::string unmapped;
+    for (guint i = 0; i < gst_caps_get_size(from); ++i) {
+        const GstStructure* st = gst_caps_get_structure(from, i);
+        std::vector<GstVideoFormat> formats;
+        const GValue* field = gst_structure_get_value(st, "format");
+        if (!field) {
+            formats = all;
+        } else if (G_VALUE_HOLDS_STRING(field)) {
+            formats.push_back(gst_video_format_from_string(g_value_get_string(field)));
+        } else if (GST_VALUE_HOLDS_LIST(field)) {
+            for (guint k = 0; k < gst_value_list_get_size(field); ++k) {
+                const GValue* v = gst_value_list_get_value(field, k);
+                if (G_VALUE_HOLDS_STRING(v)) formats.push_back(gst_video_format_from_string(g_value_get_string(v)));
+            }
+        }
+        std::vector<GstVideoFormat> mapped;
+        for (GstVideoFormat f : formats) {
+            std::vector<GstVideoFormat> o = other(f);
+            if (o.empty() && unmapped.empty() && f != GST_VIDEO_FORMAT_UNKNOWN) unmapped = gst_video_format_to_string(f);
+            for (GstVideoFormat g : o)
+                if (!contains(mapped, g)) mapped.push_back(g);
+        }
+        if (mapped.empty()) continue;
+        GstStructure* copy = gst_structure_copy(st);
+        if (mapped.size() == 1) {
+            gst_structure_set(copy, "format", G_TYPE_STRING, gst_video_format_to_string(mapped[0]), nullptr);
+        } else {
+            GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+            gst_value_list_init(&list, guint(mapped.size()));
+            g_value_init(&item, G_TYPE_STRING);
+            for (GstVideoFormat g : mapped) {
+                g_value_set_string(&item, gst_video_format_to_string(g));
+                gst_value_list_append_value(&list, &item);
+            }
+            g_value_unset(&item);
+            gst_structure_take_value(copy, "format", &list);
+        }
+        gst_structure_remove_fields(copy, "colorimetry", "chroma-site", nullptr);
+        GstCapsFeatures* features = any ? nullptr : gst_caps_get_features(from, i);
+        result = gst_caps_merge_structure_full(result, copy, features ? gst_caps_features_copy(features) : nullptr);
+    }
+    if (any) gst_caps_unref(any);
+    if (gst_caps_is_empty(result)) {
+        if (channels)
+            *why = std::string(kChannelsAllowed) + "; with " + std::to_string(n) + " kernel" + (n == 1 ? "" : "s") +
+                   (unmapped.empty() ? std::string() : ", not on " + unmapped);
+        else
+            *why = std::string(kMultiChannelAllowed) + (unmapped.empty() ? std::string() : ", not " + unmapped);
+        if (direction == GST_PAD_SRC) *why += " output";
+    }
+    return result;
 }
 
 // Rejects a value that is invalid on its own, naming the property and what is allowed; the old value stays.
@@ -274,6 +577,20 @@ static void gst_cuda_convolve_set_property(GObject* object, guint prop_id, const
         GST_OBJECT_LOCK(self);
         self->settings->kernel = kernel;
         GST_OBJECT_UNLOCK(self);
+        gst_cuda_filter_settings_changed(GST_CUDA_FILTER(self));
+        return;
+    }
+
+    if (prop_id == PROP_OUTPUT) {
+        GST_OBJECT_LOCK(self);
+        const bool running = GST_STATE(self) > GST_STATE_READY || GST_STATE_PENDING(self) > GST_STATE_READY;
+        if (!running) self->settings->output = GstCudaConvolveOutput(g_value_get_enum(value));
+        GST_OBJECT_UNLOCK(self);
+        if (running) {
+            reject(self, "output", "it changes the caps and can be set in the NULL or READY state only",
+                   "the element is running");
+            return;
+        }
         gst_cuda_filter_settings_changed(GST_CUDA_FILTER(self));
         return;
     }
@@ -358,6 +675,9 @@ static void gst_cuda_convolve_get_property(GObject* object, guint prop_id, GValu
     case PROP_PLANES:
         g_value_set_enum(value, s.planes);
         break;
+    case PROP_OUTPUT:
+        g_value_set_enum(value, s.output);
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         break;
@@ -429,6 +749,22 @@ static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {
     g_object_class_install_property(gobject_class, PROP_PLANES,
         g_param_spec_enum("planes", "Planes", "YUV formats: filter the luma plane only or every plane",
                           planes_get_type(), DEFAULT_PLANES, LIVE_FLAGS));
+    /**
+     * GstCudaConvolve:output:
+     *
+     * What the element writes. `same` (the default) keeps the caps; `channels` turns a grey frame and a bank of
+     * 1, 3 or 4 kernels into one output component per kernel (R, G, B, A: RGB or BGR for 3 kernels, RGBA-family
+     * for 4, RGBA64_LE from GRAY16_LE); `multi-channel` turns packed RGB into a GRAY8 response map, the sum over
+     * R, G and B of one kernel each (kernel text in R|G|B order, or one kernel for all three; alpha and padding
+     * unused). Only in the NULL and READY states.
+     */
+    g_object_class_install_property(gobject_class, PROP_OUTPUT,
+        g_param_spec_enum("output", "Output",
+                          "same: caps unchanged; channels: GRAY8/GRAY16_LE in, kernel n of 1, 3 or 4 to component n "
+                          "(RGB/BGR or RGBA-family out; RGBA64_LE from GRAY16_LE); multi-channel: packed RGB in, "
+                          "GRAY8 out = sum of kernel c on colour channel c (kernels R|G|B, or one for all)",
+                          output_get_type(), DEFAULT_OUTPUT,
+                          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
 
     gst_element_class_set_static_metadata(element_class, "CUDA convolution", "Filter/Effect/Video",
         "Convolves video frames with a preset or custom kernel (or a bank of kernels) on a CUDA GPU, or the CPU",
@@ -436,9 +772,17 @@ static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {
 
     filter_class->make_work = gst_cuda_convolve_make_work;
     filter_class->check_settings = gst_cuda_convolve_check_settings;
+    filter_class->transform_formats = gst_cuda_convolve_transform_formats;
+
+    // output=channels can write RGBA64_LE (a GRAY16_LE input and 4 kernels): the source pad accepts it too.
+    GstCaps* srcCaps = gst_cuda_filter_template_caps();
+    gst_caps_append(srcCaps, gst_caps_from_string(GST_VIDEO_CAPS_MAKE("RGBA64_LE")));
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, srcCaps));
+    gst_caps_unref(srcCaps);
 
     gst_type_mark_as_plugin_api(preset_get_type(), GstPluginAPIFlags(0));
     gst_type_mark_as_plugin_api(border_get_type(), GstPluginAPIFlags(0));
     gst_type_mark_as_plugin_api(combine_get_type(), GstPluginAPIFlags(0));
     gst_type_mark_as_plugin_api(planes_get_type(), GstPluginAPIFlags(0));
+    gst_type_mark_as_plugin_api(output_get_type(), GstPluginAPIFlags(0));
 }

@@ -4,7 +4,8 @@
  * @short_description: Base class of the CUDA video filters
  *
  * The base of `cudaconvolve` and `cudahisteq`. It accepts the same raw video format on both pads (grey, packed
- * RGB and planar or semi-planar YUV, any size from 1×1) and runs a frame pipeline of #GstCudaFilter:pipeline-depth
+ * RGB and planar or semi-planar YUV, any size from 1×1) — unless a subclass maps formats through its
+ * `transform_formats` hook, as cudaconvolve's #GstCudaConvolve:output modes do — and runs a frame pipeline of #GstCudaFilter:pipeline-depth
  * slots: with the CUDA backend each slot owns a stream, an event and device images, so that the upload of frame N,
  * the filtering of frame N−1 and the download of frame N−2 run at the same time. Frames leave in order with their
  * timestamps, flags and metas; the LATENCY query reports the (depth − 1) frames held. EOS and caps changes drain
@@ -81,7 +82,12 @@ struct StreamState {
 
     GstVideoInfo info{};
     bool haveInfo = false;
+    bool negotiated = false;  // the last set_caps succeeded: GstBaseTransform's own check is in the generate_output
+                              // we replace, so without this frames would run on a half-configured executor
     std::vector<PlaneLayout> planes;
+    GstVideoInfo outInfo{};                // == info unless transform_formats negotiated another format
+    std::vector<PlaneLayout> outPlanes;
+    bool formatErrorPosted = false;        // one LIBRARY/SETTINGS error per run for unmappable input caps
 
     std::shared_ptr<FilterWork> work;  // null: passthrough
     unsigned workGeneration = 0;
@@ -91,7 +97,7 @@ struct StreamState {
     std::vector<std::shared_ptr<FilterWork>> retired;  // replaced work objects, freed when the GPU is idle
     guint64 nextSlot = 0;
     guint64 submitted = 0;
-    gint64 injectFailureAt = -1;  // test hook: CUDAFILTERS_TEST_INJECT_CUDA_FAILURE=<frame index>
+    std::shared_ptr<FaultSeam> fault;  // test-only fault seam (CUDAFILTERS_TEST_INJECT_FAULT); null in production
 };
 
 struct FilterPrivate {
@@ -188,10 +194,14 @@ static gboolean rebuild_work(GstCudaFilter* self, bool atNegotiation) {
     WorkConfig config;
     config.info = &st.info;
     config.planes = st.planes;
+    config.outInfo = &st.outInfo;
+    config.outPlanes = st.outPlanes;
     config.backend = st.backend;
     config.slots = st.depth;
     try {
         std::shared_ptr<FilterWork> work = klass->make_work(self, config);
+        if (!work && GST_VIDEO_INFO_FORMAT(&st.info) != GST_VIDEO_INFO_FORMAT(&st.outInfo))
+            throw InvalidArgument("the settings leave frames unchanged but the output format differs from the input's");
         if (st.work) st.retired.push_back(std::move(st.work));
         st.work = std::move(work);
         st.haveWork = true;
@@ -225,7 +235,8 @@ static void make_executor(StreamState& st) {
     if (st.backend == Backend::Cuda) st.executor = makeCudaExecutor(st.device);
 #endif
     if (!st.executor) st.executor = makeCpuExecutor();
-    if (st.haveInfo) st.executor->configure(st.info, st.planes, st.depth);
+    if (G_UNLIKELY(st.fault != nullptr)) st.executor->setFaultSeam(st.fault);
+    if (st.haveInfo) st.executor->configure(st.info, st.planes, st.outInfo, st.outPlanes, st.depth);
 }
 
 // backend=auto after a CUDA failure: continue on the CPU, redoing every frame in flight there so none is lost.
@@ -267,9 +278,17 @@ static gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
     return TRUE;
 }
 
+// backend=auto continues on the CPU after a CUDA failure. An injected fault (test seam) stands for one on either
+// executor, unless it was injected as fatal.
+static bool falls_back(const StreamState& st, const CudaError& error) {
+    if (!st.autoBackend) return false;
+    if (const auto* injected = dynamic_cast<const InjectedFault*>(&error)) return !injected->fatal();
+    return st.backend == Backend::Cuda;
+}
+
 static GstFlowReturn report_failure(GstCudaFilter* self, const std::exception& e) {
     if (const auto* cuda = dynamic_cast<const CudaError*>(&e)) {
-        if (priv_of(self)->state.autoBackend && priv_of(self)->state.backend == Backend::Cuda)
+        if (falls_back(priv_of(self)->state, *cuda))
             return fall_back_to_cpu(self, *cuda) ? GST_FLOW_OK : GST_FLOW_ERROR;
         GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("CUDA failed in %s", cuda->call().c_str()), ("%s", cuda->what()));
         return GST_FLOW_ERROR;
@@ -346,6 +365,10 @@ static GstFlowReturn gst_cuda_filter_submit_input_buffer(GstBaseTransform* trans
                                                          GstBuffer* input) {
     auto* self = GST_CUDA_FILTER(trans);
     StreamState& st = priv_of(self)->state;
+    if (G_UNLIKELY(!st.executor)) {  // stopped while the sink pad is still active (see gst_cuda_filter_stop)
+        gst_buffer_unref(input);
+        return GST_FLOW_FLUSHING;
+    }
     if (!gst_cuda_filter_before_submit(self)) {
         gst_buffer_unref(input);
         return GST_FLOW_ERROR;
@@ -357,6 +380,11 @@ static GstFlowReturn gst_cuda_filter_submit_input_buffer(GstBaseTransform* trans
     GstBuffer* inbuf = trans->queued_buf;
     trans->queued_buf = nullptr;
     if (!inbuf) return GST_FLOW_OK;
+    if (G_UNLIKELY(!st.negotiated)) {  // the caps were refused (an error is posted): never filter with stale state
+        GST_DEBUG_OBJECT(self, "not negotiated: refusing the buffer");
+        gst_buffer_unref(inbuf);
+        return GST_FLOW_NOT_NEGOTIATED;
+    }
 
     FrameInFlight frame;
     frame.in = inbuf;
@@ -376,7 +404,7 @@ static GstFlowReturn gst_cuda_filter_submit_input_buffer(GstBaseTransform* trans
         release_frame(frame);
         return GST_FLOW_ERROR;
     }
-    if (!gst_video_frame_map(&frame.outFrame, &st.info, frame.out, GST_MAP_WRITE)) {
+    if (!gst_video_frame_map(&frame.outFrame, &st.outInfo, frame.out, GST_MAP_WRITE)) {
         gst_video_frame_unmap(&frame.inFrame);
         GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
         release_frame(frame);
@@ -385,11 +413,10 @@ static GstFlowReturn gst_cuda_filter_submit_input_buffer(GstBaseTransform* trans
     frame.mapped = true;
     frame.slot = int(st.nextSlot++ % guint64(st.depth));
     frame.work = st.work;
+    frame.index = st.submitted;
+    if (G_UNLIKELY(st.fault != nullptr)) st.fault->submitted = st.submitted;
 
     try {
-        if (st.executor->backend() == Backend::Cuda && gint64(st.submitted) == st.injectFailureAt)
-            throw CudaError("cudaMemcpy2DAsync (injected by CUDAFILTERS_TEST_INJECT_CUDA_FAILURE)", 999,
-                            "cudaErrorInjected", "failure injected by a test");
         st.executor->submit(frame);
     } catch (const std::exception& e) {
         st.frames.push_back(std::move(frame));  // fall_back_to_cpu redoes it with the others
@@ -415,7 +442,7 @@ static GstFlowReturn gst_cuda_filter_generate_output(GstBaseTransform* trans, Gs
 // ---------------------------------------------------------------------------------------------------------------
 // Backend choice, negotiation, events, queries, allocation
 
-static gboolean gst_cuda_filter_start(GstBaseTransform* trans) {
+static gboolean start_unlocked(GstBaseTransform* trans) {
     auto* self = GST_CUDA_FILTER(trans);
     FilterPrivate* p = priv_of(self);
     StreamState& st = p->state;
@@ -435,7 +462,24 @@ static gboolean gst_cuda_filter_start(GstBaseTransform* trans) {
     st = StreamState();
     st.depth = settings.depth;
     st.autoBackend = settings.backend == GST_CUDA_FILTER_BACKEND_AUTO;
-    if (const char* inject = g_getenv("CUDAFILTERS_TEST_INJECT_CUDA_FAILURE")) st.injectFailureAt = g_ascii_strtoll(inject, nullptr, 10);
+    // Test-only fault seam, read once per start (CUDAFILTERS_TEST_INJECT_CUDA_FAILURE=<frame> is the older
+    // spelling of upload@<frame>).
+    if (const char* inject = g_getenv("CUDAFILTERS_TEST_INJECT_FAULT")) {
+        st.fault = std::make_shared<FaultSeam>();
+        if (!FaultSeam::parse(inject, *st.fault)) {
+            GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
+                              ("CUDAFILTERS_TEST_INJECT_FAULT=%s: expected <call>@<frame>[:fatal], call one of alloc, "
+                               "stream, upload, launch, download, sync", inject),
+                              (nullptr));
+            st = StreamState();
+            return FALSE;
+        }
+        GST_WARNING_OBJECT(self, "test fault seam armed: %s", inject);
+    } else if (const char* legacy = g_getenv("CUDAFILTERS_TEST_INJECT_CUDA_FAILURE")) {
+        st.fault = std::make_shared<FaultSeam>();
+        st.fault->call = FaultCall::Upload;
+        st.fault->frame = guint64(g_ascii_strtoull(legacy, nullptr, 10));
+    }
 
     std::string why;
     st.backend = Backend::Cpu;
@@ -473,38 +517,58 @@ static gboolean gst_cuda_filter_start(GstBaseTransform* trans) {
     return TRUE;
 }
 
+// In push mode GstBaseTransform starts from the sink pad's activation, after the pad stopped flushing: a serialized
+// event (or a buffer) can already be in the streaming thread. The stream lock keeps it apart from the reset of the
+// stream state (found by ThreadSanitizer: sink_event's drain reading the frame queue while start() replaced it).
+static gboolean gst_cuda_filter_start(GstBaseTransform* trans) {
+    GST_PAD_STREAM_LOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
+    const gboolean started = start_unlocked(trans);
+    GST_PAD_STREAM_UNLOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
+    return started;
+}
+
 static gboolean gst_cuda_filter_stop(GstBaseTransform* trans) {
     auto* self = GST_CUDA_FILTER(trans);
     StreamState& st = priv_of(self)->state;
+    // As in start(): the stream lock keeps a buffer or event still in the streaming thread apart from this reset; one
+    // that comes after it finds no executor and is refused (found by the state-change concurrency test: a segfault
+    // in set_caps on a null executor).
+    GST_PAD_STREAM_LOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
     drop_frames(st);
     st.work.reset();
     st.executor.reset();
     st = StreamState();
+    GST_PAD_STREAM_UNLOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
     set_active_backend(self, "none");
     return TRUE;
 }
 
-static gboolean gst_cuda_filter_set_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps* outcaps) {
+static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps* outcaps) {
     auto* self = GST_CUDA_FILTER(trans);
     StreamState& st = priv_of(self)->state;
+    if (!st.executor) return FALSE;  // stopped (see gst_cuda_filter_stop)
     GstVideoInfo in, out;
     if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps)) {
         GST_ERROR_OBJECT(self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
         return FALSE;
     }
-    if (GST_VIDEO_INFO_FORMAT(&in) != GST_VIDEO_INFO_FORMAT(&out) || in.width != out.width || in.height != out.height) {
+    const bool mapsFormats = GST_CUDA_FILTER_GET_CLASS(self)->transform_formats != nullptr;
+    if ((!mapsFormats && GST_VIDEO_INFO_FORMAT(&in) != GST_VIDEO_INFO_FORMAT(&out)) || in.width != out.width ||
+        in.height != out.height) {
         GST_ERROR_OBJECT(self, "input and output formats differ");
         return FALSE;
     }
     drop_frames(st);  // drained by the CAPS event already; nothing should be left
     st.info = in;
     st.planes = planeLayouts(in);
+    st.outInfo = out;
+    st.outPlanes = planeLayouts(out);
     st.haveInfo = true;
     st.nextSlot = 0;
     try {
-        st.executor->configure(st.info, st.planes, st.depth);
+        st.executor->configure(st.info, st.planes, st.outInfo, st.outPlanes, st.depth);
     } catch (const CudaError& e) {
-        if (!st.autoBackend) {
+        if (!falls_back(st, e)) {
             GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("CUDA failed in %s", e.call().c_str()), ("%s", e.what()));
             return FALSE;
         }
@@ -516,12 +580,19 @@ static gboolean gst_cuda_filter_set_caps(GstBaseTransform* trans, GstCaps* incap
     try {
         return rebuild_work(self, true);
     } catch (const CudaError& e) {
-        if (!st.autoBackend) {
+        if (!falls_back(st, e)) {
             GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("CUDA failed in %s", e.call().c_str()), ("%s", e.what()));
             return FALSE;
         }
         return fall_back_to_cpu(self, e);
     }
+}
+
+static gboolean gst_cuda_filter_set_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps* outcaps) {
+    StreamState& st = priv_of(GST_CUDA_FILTER(trans))->state;
+    st.negotiated = false;
+    st.negotiated = configure_for_caps(trans, incaps, outcaps);
+    return st.negotiated;
 }
 
 static gboolean gst_cuda_filter_sink_event(GstBaseTransform* trans, GstEvent* event) {
@@ -568,6 +639,39 @@ static gboolean gst_cuda_filter_query(GstBaseTransform* trans, GstPadDirection d
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_filter_parent_class)->query(trans, direction, query);
 }
 
+// The same caps on both pads unless the subclass maps formats (transform_formats).
+static GstCaps* gst_cuda_filter_transform_caps(GstBaseTransform* trans, GstPadDirection direction, GstCaps* caps,
+                                               GstCaps* filter) {
+    auto* self = GST_CUDA_FILTER(trans);
+    GstCudaFilterClass* klass = GST_CUDA_FILTER_GET_CLASS(self);
+    GstCaps* result = nullptr;
+    if (klass->transform_formats) {
+        std::string why;
+        result = klass->transform_formats(self, direction, caps, &why);
+        if (result && gst_caps_is_empty(result) && !why.empty() && direction == GST_PAD_SINK &&
+            gst_caps_is_fixed(caps)) {
+            StreamState& st = priv_of(self)->state;
+            GST_OBJECT_LOCK(self);
+            const bool post = !st.formatErrorPosted;
+            st.formatErrorPosted = true;
+            GST_OBJECT_UNLOCK(self);
+            if (post)
+                GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
+                                  ("Invalid settings for %s: %s", GST_OBJECT_NAME(self), why.c_str()),
+                                  ("input caps %" GST_PTR_FORMAT, caps));
+        }
+    }
+    if (!result) result = gst_caps_ref(caps);
+    if (filter) {
+        GstCaps* filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref(result);
+        result = filtered;
+    }
+    GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+                     direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+    return result;
+}
+
 static gboolean gst_cuda_filter_get_unit_size(GstBaseTransform*, GstCaps* caps, gsize* size) {
     GstVideoInfo info;
     if (!gst_video_info_from_caps(&info, caps)) return FALSE;
@@ -575,7 +679,9 @@ static gboolean gst_cuda_filter_get_unit_size(GstBaseTransform*, GstCaps* caps, 
     return TRUE;
 }
 
-static gboolean gst_cuda_filter_transform_meta(GstBaseTransform*, GstBuffer*, GstMeta* meta, GstBuffer*) {
+static gboolean gst_cuda_filter_transform_meta(GstBaseTransform* trans, GstBuffer*, GstMeta* meta, GstBuffer*) {
+    const StreamState& st = priv_of(GST_CUDA_FILTER(trans))->state;
+    const bool formatChanges = st.haveInfo && GST_VIDEO_INFO_FORMAT(&st.info) != GST_VIDEO_INFO_FORMAT(&st.outInfo);
     // Same size, format and orientation out as in: metas about the video content stay valid; metas about the
     // memory (GstVideoMeta) describe the input buffer only.
     const gchar* const* tags = gst_meta_api_type_get_tags(meta->info->api);
@@ -585,7 +691,7 @@ static gboolean gst_cuda_filter_transform_meta(GstBaseTransform*, GstBuffer*, Gs
         if (tag != g_quark_from_static_string(GST_META_TAG_VIDEO_STR) &&
             tag != g_quark_from_static_string(GST_META_TAG_VIDEO_ORIENTATION_STR) &&
             tag != g_quark_from_static_string(GST_META_TAG_VIDEO_SIZE_STR) &&
-            tag != g_quark_from_static_string(GST_META_TAG_VIDEO_COLORSPACE_STR))
+            (formatChanges || tag != g_quark_from_static_string(GST_META_TAG_VIDEO_COLORSPACE_STR)))
             return FALSE;
     }
     return TRUE;
@@ -710,6 +816,8 @@ static gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQu
 }
 
 static void gst_cuda_filter_before_transform(GstBaseTransform* trans, GstBuffer* buffer) {
+    // No TIME segment (an upstream that sent a buffer before its segment): nothing to sync, and no CRITICAL.
+    if (trans->segment.format != GST_FORMAT_TIME) return;
     const GstClockTime timestamp = GST_BUFFER_PTS(buffer);
     const GstClockTime streamTime = gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp);
     if (GST_CLOCK_TIME_IS_VALID(streamTime)) gst_object_sync_values(GST_OBJECT(trans), streamTime);
@@ -846,6 +954,7 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
     trans_class->set_caps = gst_cuda_filter_set_caps;
     trans_class->sink_event = gst_cuda_filter_sink_event;
     trans_class->query = gst_cuda_filter_query;
+    trans_class->transform_caps = gst_cuda_filter_transform_caps;
     trans_class->get_unit_size = gst_cuda_filter_get_unit_size;
     trans_class->transform_meta = gst_cuda_filter_transform_meta;
     trans_class->propose_allocation = gst_cuda_filter_propose_allocation;

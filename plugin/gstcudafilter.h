@@ -1,5 +1,6 @@
 #pragma once
-// GstCudaFilter: the abstract base of the project's elements. It negotiates the video formats (same in and out),
+// GstCudaFilter: the abstract base of the project's elements. It negotiates the video formats (same in and out,
+// unless a subclass's transform_formats maps them),
 // runs the frame pipeline (pipeline-depth slots in flight, in-order output, drain on EOS and caps, drop on flush),
 // offers and uses page-locked buffer pools, chooses the backend (CUDA or CPU) and reports latency. A subclass only
 // turns its settings and the negotiated format into a FilterWork (engine objects) in make_work.
@@ -9,6 +10,7 @@
 #include <gst/video/video.h>
 
 #include <memory>
+#include <string>
 
 G_BEGIN_DECLS
 
@@ -36,7 +38,15 @@ struct _GstCudaFilterClass {
     // Checks the settings on their own, before any format is known (at start). Throws cudafilters::InvalidArgument.
     void (*check_settings)(GstCudaFilter* filter);
 
-    gpointer padding[GST_PADDING];
+    // Optional: for a subclass whose output format can differ from its input's (same size). Given `caps` on the pad
+    // `direction`, returns the caps (transfer full) the other pad can have: the structures of `caps` with another
+    // format and every other field kept, in order of preference (the first is fixated on). Returns nullptr to keep
+    // the caps as they are (the default: the same format out as in). When nothing maps, returns empty caps and sets
+    // `why` to a message naming the setting and what it allows; the base posts it (LIBRARY/SETTINGS) when the caps
+    // are the fixed input caps being negotiated. Called with the object lock not held, from any thread.
+    GstCaps* (*transform_formats)(GstCudaFilter* filter, GstPadDirection direction, GstCaps* caps, std::string* why);
+
+    gpointer padding[GST_PADDING - 1];
 };
 
 // Called by subclasses after a setting changed: the next frame uses a work object rebuilt from the new settings.

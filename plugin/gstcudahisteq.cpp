@@ -114,9 +114,10 @@ private:
     static void post(GstElement* element, GstBuffer* out, const cf::FrameStatistics& stats) {
         GstBaseTransform* trans = GST_BASE_TRANSFORM(element);
         const GstClockTime timestamp = GST_BUFFER_PTS(out);
+        const bool timed = trans->segment.format == GST_FORMAT_TIME;  // else the conversions would be CRITICALs
         GstStructure* s = gst_structure_new("cudahisteq", "timestamp", G_TYPE_UINT64, timestamp, "stream-time",
-            G_TYPE_UINT64, gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp), "running-time",
-            G_TYPE_UINT64, gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, timestamp), "duration",
+            G_TYPE_UINT64, timed ? gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, timestamp) : GST_CLOCK_TIME_NONE, "running-time",
+            G_TYPE_UINT64, timed ? gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, timestamp) : GST_CLOCK_TIME_NONE, "duration",
             G_TYPE_UINT64, GST_BUFFER_DURATION(out), "frame", G_TYPE_UINT64, guint64(stats.frame), "samples",
             G_TYPE_UINT64, guint64(stats.samples), "mean", G_TYPE_DOUBLE, stats.mean, "min", G_TYPE_UINT,
             guint(stats.min), "max", G_TYPE_UINT, guint(stats.max), nullptr);

@@ -29,6 +29,15 @@ std::vector<PlaneLayout> planeLayouts(const GstVideoInfo& info) {
     return planes;
 }
 
+bool sameLayout(const std::vector<PlaneLayout>& a, const std::vector<PlaneLayout>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t p = 0; p < a.size(); ++p)
+        if (a[p].width != b[p].width || a[p].height != b[p].height || a[p].channels != b[p].channels ||
+            a[p].type != b[p].type)
+            return false;
+    return true;
+}
+
 std::vector<ImageView> frameViews(const std::vector<PlaneLayout>& planes, const GstVideoFrame& frame) {
     std::vector<ImageView> views(planes.size());
     for (std::size_t p = 0; p < planes.size(); ++p) {

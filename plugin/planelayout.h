@@ -31,6 +31,9 @@ struct PlaneLayout {
 // Per plane of `info`: sizes, channels, sample type and which channels are colour.
 std::vector<PlaneLayout> planeLayouts(const GstVideoInfo& info);
 
+// True when both describe planes of the same count, sizes, channels and sample type (planes can be copied).
+bool sameLayout(const std::vector<PlaneLayout>& a, const std::vector<PlaneLayout>& b);
+
 // Views of the planes of a mapped frame (host memory).
 std::vector<ImageView> frameViews(const std::vector<PlaneLayout>& planes, const GstVideoFrame& frame);
 
