@@ -9,7 +9,7 @@ out=${OUT:-out}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 rm -rf build-payload && mkdir -p build-payload && tar -C build-payload -xJf gpu-carry/payload.tar.xz
-steps=${*:-"element histeq convolve sanitize bench demo"}
+steps=${*:-"element histeq convolve sanitize bench soak demo"}
 run=.gpu-bundle/run
 summary=()
 step() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
@@ -73,6 +73,12 @@ if step bench; then
     timeout 150 build-bench/bench-convolve --runs 30 --frames 4 >"$out/bench-convolve.md" 2>&1
     summary+=("bench-convolve: rc=$?")
 fi
+if step soak; then
+    # 4K GRAY8 through cudaconvolve ! cudahisteq on CUDA, RSS / device / pinned memory sampled every 10 %.
+    timeout ${SOAK_SECONDS:-200} $run build-payload/tests/soak --frames=${SOAK_FRAMES:-300000} --width=3840 --height=2160 \
+        --backend=cuda >"$out/soak.log" 2>&1
+    summary+=("soak 4K cuda: rc=$? $(grep -E 'frames in|passed|FAILED' "$out/soak.log" | head -3 | paste -sd' ')")
+fi
 if step demo; then
     timeout 60 $run build-payload/examples/cudafilters-demo --backend cuda --frames 300 --size 1280x720 \
         --output "$out/demo" >"$out/demo.log" 2>&1
@@ -83,5 +89,6 @@ echo
 echo "=== bench-element"; tail -25 "$out/bench-element.md" 2>/dev/null
 echo "=== bench-histeq"; tail -12 "$out/bench-histeq.md" 2>/dev/null
 echo "=== bench-convolve"; grep -E '^\|' "$out/bench-convolve.md" 2>/dev/null | head -60
+echo "=== soak"; tail -25 "$out/soak.log" 2>/dev/null
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
