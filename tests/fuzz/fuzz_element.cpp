@@ -1,0 +1,116 @@
+// libFuzzer target: random property values (any type, out of range, NaN/Inf, long strings) set on cudaconvolve or
+// cudahisteq between random buffers under random caps (format, odd sizes, padded strides). Every input must end
+// without a crash, a sanitizer report or a GStreamer CRITICAL; errors on the bus are fine.
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+class Bytes {
+public:
+    Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+    bool empty() const { return pos_ >= size_; }
+    std::uint8_t u8() { return pos_ < size_ ? data_[pos_++] : 0; }
+    std::uint32_t u32() { return u8() | (u8() << 8) | (u8() << 16) | (std::uint32_t(u8()) << 24); }
+    double real() {
+        switch (u8() % 8) {
+        case 0: return NAN;
+        case 1: return INFINITY;
+        case 2: return -INFINITY;
+        case 3: return -1e300;
+        default: return (std::int32_t(u32()) / 65536.0);
+        }
+    }
+    std::string text() {
+        static const char* pieces[] = {"1", "-2", "0.5", " ", ";", "|", ",", "nan", "1e39", "x", "0 1 0", ";;", "|"};
+        std::string s;
+        const int n = u8() % 40;
+        for (int i = 0; i < n; ++i) s += pieces[u8() % (sizeof pieces / sizeof *pieces)];
+        if (u8() == 255) s.append(100000, '1');  // a huge string now and then
+        return s;
+    }
+
+private:
+    const std::uint8_t* data_;
+    std::size_t size_;
+    std::size_t pos_ = 0;
+};
+
+const GstVideoFormat kFormats[] = {
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_xRGB,  GST_VIDEO_FORMAT_RGB,       GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_I420,
+    GST_VIDEO_FORMAT_YV12,  GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y42B,
+    GST_VIDEO_FORMAT_Y444,  GST_VIDEO_FORMAT_ABGR};
+
+void setRandomProperty(GstElement* element, Bytes& in) {
+    guint count = 0;
+    GParamSpec** specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(element), &count);
+    GParamSpec* spec = specs[in.u8() % count];
+    if ((spec->flags & G_PARAM_WRITABLE) && !(spec->flags & G_PARAM_CONSTRUCT_ONLY) &&
+        std::strcmp(spec->name, "name") != 0 && std::strcmp(spec->name, "parent") != 0) {
+        GValue value = G_VALUE_INIT;
+        g_value_init(&value, spec->value_type);
+        const GType t = G_TYPE_FUNDAMENTAL(spec->value_type);
+        if (t == G_TYPE_STRING) g_value_take_string(&value, g_strdup(in.text().c_str()));
+        else if (t == G_TYPE_DOUBLE) g_value_set_double(&value, in.real());
+        else if (t == G_TYPE_FLOAT) g_value_set_float(&value, float(in.real()));
+        else if (t == G_TYPE_INT) g_value_set_int(&value, std::int32_t(in.u32()) % 600);
+        else if (t == G_TYPE_UINT) g_value_set_uint(&value, in.u32() % 600);
+        else if (t == G_TYPE_BOOLEAN) g_value_set_boolean(&value, in.u8() & 1);
+        else if (t == G_TYPE_ENUM) g_value_set_enum(&value, in.u8() % 20);
+        // Values outside a spec's range or enum are refused by GObject with a warning; the element must cope with
+        // every value GObject lets through.
+        if (t == G_TYPE_STRING || g_param_value_validate(spec, &value) == FALSE)
+            g_object_set_property(G_OBJECT(element), spec->name, &value);
+        g_value_unset(&value);
+    }
+    g_free(specs);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    g_setenv("GST_REGISTRY_FORK", "no", TRUE);
+    gst_init(nullptr, nullptr);
+    // A GStreamer CRITICAL (a failed precondition) is a finding.
+    g_log_set_always_fatal(GLogLevelFlags(G_LOG_LEVEL_CRITICAL));
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    Bytes in(data, size);
+    const char* name = in.u8() & 1 ? "cudahisteq" : "cudaconvolve";
+    GstHarness* h = gst_harness_new(name);
+    if (!h) std::abort();  // the plugin must be on GST_PLUGIN_PATH
+    gst_util_set_object_arg(G_OBJECT(h->element), "backend", "cpu");
+    for (int round = 0; round < 3 && !in.empty(); ++round) {
+        for (int p = in.u8() % 6; p > 0; --p) setRandomProperty(h->element, in);
+        const GstVideoFormat format = kFormats[in.u8() % (sizeof kFormats / sizeof *kFormats)];
+        const int width = 1 + in.u8() % 70, height = 1 + in.u8() % 50;
+        GstVideoInfo info;
+        gst_video_info_set_format(&info, format, guint(width), guint(height));
+        GstCaps* caps = gst_video_info_to_caps(&info);
+        gst_harness_set_src_caps(h, caps);
+        for (int f = 1 + in.u8() % 3; f > 0; --f) {
+            GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+            GstMapInfo map;
+            gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+            for (gsize i = 0; i < map.size; ++i) map.data[i] = std::uint8_t(i * 31 + round);
+            gst_buffer_unmap(buffer, &map);
+            gst_harness_push(h, buffer);  // any flow return is acceptable
+            setRandomProperty(h->element, in);
+        }
+        while (GstBuffer* out = gst_harness_try_pull(h)) gst_buffer_unref(out);
+    }
+    gst_harness_push_event(h, gst_event_new_eos());
+    while (GstBuffer* out = gst_harness_try_pull(h)) gst_buffer_unref(out);
+    gst_harness_teardown(h);
+    return 0;
+}
