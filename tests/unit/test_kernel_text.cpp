@@ -85,4 +85,8 @@ TEST(KernelText, NamesKernelOfBankInErrors) {
     EXPECT_EQ(errorOf("1 2 | 1 y"), "kernel 2 row 1 value 2 'y' is not a number");
 }
 
+TEST(KernelText, CutsLongValuesInErrors) {
+    EXPECT_EQ(errorOf("1 " + std::string(100000, 'x')), "row 1 value 2 '" + std::string(32, 'x') + "...' is not a number");
+}
+
 TEST(KernelText, RejectsEmptyBankMember) { EXPECT_EQ(errorOf("1 2 |"), "kernel 2 row 1 is empty"); }

@@ -39,6 +39,12 @@ std::vector<std::string> values(const std::string& row) {
     return out;
 }
 
+// A value as quoted in an error: long tokens are cut so a runaway string does not flood the log.
+std::string quoted(const std::string& token) {
+    constexpr std::size_t kMax = 32;
+    return "'" + (token.size() <= kMax ? token : token.substr(0, kMax) + "...") + "'";
+}
+
 bool blank(const std::string& s) {
     for (char ch : s)
         if (!std::isspace(static_cast<unsigned char>(ch))) return false;
@@ -72,10 +78,10 @@ std::vector<Kernel2D> parseKernelText(const std::string& text) {
                 const double value = std::strtod(token.c_str(), &end);
                 if (end == token.c_str() || *end != '\0')
                     throw InvalidArgument(where + "row " + std::to_string(r + 1) + " value " + std::to_string(v + 1) +
-                                          " '" + token + "' is not a number");
+                                          " " + quoted(token) + " is not a number");
                 if (!std::isfinite(value) || errno == ERANGE || std::fabs(value) > 3.0e38)
                     throw InvalidArgument(where + "row " + std::to_string(r + 1) + " value " + std::to_string(v + 1) +
-                                          " '" + token + "' is not a finite number");
+                                          " " + quoted(token) + " is not a finite number");
                 kernel.taps.push_back(static_cast<float>(value));
             }
             if (kernel.width > kMaxKernelSize)
