@@ -190,7 +190,7 @@ void planeStatistics(const std::vector<std::vector<std::uint16_t>>& planes, int 
 }
 
 void equalizePlanes(const EqualizePlan& plan, int width, int height, std::vector<std::vector<std::uint16_t>>& planes,
-                    SmoothingState& state) {
+                    SmoothingState& state, FrameScratch& scratch) {
     const int bins = plan.bins();
     const bool clahe = plan.mode == EqualizeMode::Clahe;
     const ClaheGrid grid = clahe ? claheGrid(width, height, plan.tilesX, plan.tilesY, bins, plan.clipLimit)
@@ -206,8 +206,10 @@ void equalizePlanes(const EqualizePlan& plan, int width, int height, std::vector
         state.valid = true;
     }
 
-    std::vector<std::uint32_t> hist(perPlane);
-    std::vector<std::uint16_t> luts(perPlane);
+    std::vector<std::uint32_t>& hist = scratch.hist;
+    std::vector<std::uint16_t>& luts = scratch.luts;
+    hist.resize(perPlane);
+    luts.resize(perPlane);
     for (std::size_t k = 0; k < planes.size(); ++k) {
         std::vector<std::uint16_t>& plane = planes[k];
         std::fill(hist.begin(), hist.end(), 0u);
@@ -301,7 +303,7 @@ public:
             planeStatistics(planes_, plan_.bins(), s);
             s.frame = frames_;
         }
-        equalizePlanes(plan_, src.width, src.height, planes_, state_);
+        equalizePlanes(plan_, src.width, src.height, planes_, state_, scratch_);
         rebuildFrame(plan_, src, planes_, dst);
         ++frames_;
     }
@@ -316,6 +318,7 @@ public:
 private:
     std::vector<std::vector<std::uint16_t>> planes_;
     SmoothingState state_;
+    FrameScratch scratch_;
     std::uint64_t frames_ = 0;
     std::array<FrameStatistics, kStatisticsDepth> stats_{};
 };

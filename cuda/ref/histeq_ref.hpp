@@ -49,14 +49,20 @@ void smoothLut(std::uint32_t* state, std::uint16_t* lut, int n, std::uint32_t a,
 void planeStatistics(const std::vector<std::vector<std::uint16_t>>& planes, int bins, FrameStatistics& out);
 
 // The whole algorithm on planes: `planes` (K planes, width × height, values < bins) are equalized in place.
-// `state` holds the temporal state between calls (resized as needed); `first` forgets it.
+// `state` holds the temporal state between calls (resized as needed); `valid = false` forgets it. `scratch` keeps the
+// per-frame histograms and LUTs between calls so that a stream of frames allocates them once (16-bit CLAHE: tiles ×
+// 65 536 entries).
 struct SmoothingState {
     std::vector<std::uint64_t> hist;
     std::vector<std::uint32_t> lut;
     bool valid = false;
 };
+struct FrameScratch {
+    std::vector<std::uint32_t> hist;
+    std::vector<std::uint16_t> luts;
+};
 void equalizePlanes(const EqualizePlan& plan, int width, int height, std::vector<std::vector<std::uint16_t>>& planes,
-                    SmoothingState& state);
+                    SmoothingState& state, FrameScratch& scratch);
 
 // Splits a frame into the planes that are equalized (1 plane, Y, or R, G, B) and rebuilds the frame from them.
 void extractPlanes(const EqualizePlan& plan, const ImageView& src, std::vector<std::vector<std::uint16_t>>& planes);

@@ -4,8 +4,9 @@
 // a sample of frames), or when RSS grows by more than 1 % between the end of the warm-up (the first 10 %) and the
 // end. A GoogleTest, so the project's summary counts it.
 //
-//   soak [--frames=N] [--width=W] [--height=H] [--backend=cpu|cuda|auto] [gtest flags]
-//   defaults: 1 000 000 frames of 64x48 GRAY8 on the backend of CUDAFILTERS_TEST_BACKEND (cpu).
+//   soak [--frames=N | --seconds=S] [--width=W] [--height=H] [--backend=cpu|cuda|auto] [gtest flags]
+//   defaults: 1 000 000 frames of 64x48 GRAY8 on the backend of CUDAFILTERS_TEST_BACKEND (cpu). With --seconds it
+//   pushes frames until S seconds have passed (sampling every 10 % of the time) and reports how many it pushed.
 #include "test_images.hpp"
 
 #include <cudafilters/convolve.hpp>
@@ -38,6 +39,7 @@ using cudafilters::test::HostImage;
 
 struct Options {
     long frames = 1000000;
+    double seconds = 0;  // > 0: run for this long instead of a frame count
     int width = 64;
     int height = 48;
     std::string backend;
@@ -114,7 +116,8 @@ HostImage grayPlane(GstBuffer* buffer, const GstVideoInfo& info) {
 TEST(Soak, FramesInEqualFramesOutAndMemoryFlat) {
     const char* envBackend = std::getenv("CUDAFILTERS_TEST_BACKEND");
     const std::string backend = !options.backend.empty() ? options.backend : envBackend && *envBackend ? envBackend : "cpu";
-    const long frames = options.frames;
+    const bool timed = options.seconds > 0;
+    long frames = timed ? 0 : options.frames;
     GstHarness* h = gst_harness_new_parse(
         ("cudaconvolve name=c backend=" + backend + " preset=box size=3 ! cudahisteq name=e backend=" + backend +
          " tiles-x=4 tiles-y=4")
@@ -143,14 +146,17 @@ TEST(Soak, FramesInEqualFramesOutAndMemoryFlat) {
 
     std::vector<Sample> samples;
     const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     auto sample = [&](long done) {
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double s = elapsed();
         samples.push_back({done, s, statusKiB("VmRSS:"), statusKiB("VmLck:") + statusKiB("VmPin:"), deviceUsedMiB()});
     };
     long out = 0, checked = 0, wrong = 0;
     std::size_t config = 0;
     const long step = std::max(1L, frames / 10);
-    for (long i = 0; i < frames; ++i) {
+    int timedSamples = 0;
+    for (long i = 0; timed ? elapsed() < options.seconds : i < frames; ++i) {
+        if (timed) frames = i + 1;
         if (i % 1000 == 0 && i > 0) {  // property changes every 1000 frames
             config = (config + 1) % (sizeof kConfigs / sizeof kConfigs[0]);
             const Config& c = kConfigs[config];
@@ -179,14 +185,17 @@ TEST(Soak, FramesInEqualFramesOutAndMemoryFlat) {
             ++out;
             gst_buffer_unref(b);
         }
-        if ((i + 1) % step == 0) sample(i + 1);
+        if (timed ? elapsed() >= options.seconds * (timedSamples + 1) / 10 : (i + 1) % step == 0) {
+            sample(i + 1);
+            ++timedSamples;
+        }
     }
     gst_harness_push_event(h, gst_event_new_eos());
     while (GstBuffer* b = gst_harness_try_pull(h)) {
         ++out;
         gst_buffer_unref(b);
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = elapsed();
 
     std::printf("\nsoak: %ld frames of %dx%d GRAY8, backend %s, cudaconvolve ! cudahisteq, properties changed every "
                 "1000 frames\n", frames, options.width, options.height, backend.c_str());
@@ -232,6 +241,7 @@ int main(int argc, char** argv) {
         const std::string a = argv[i];
         auto value = [&](const char* key) { return a.compare(0, std::strlen(key), key) == 0 ? a.c_str() + std::strlen(key) : nullptr; };
         if (const char* v = value("--frames=")) options.frames = std::atol(v);
+        else if (const char* v = value("--seconds=")) options.seconds = std::atof(v);
         else if (const char* v = value("--width=")) options.width = std::atoi(v);
         else if (const char* v = value("--height=")) options.height = std::atoi(v);
         else if (const char* v = value("--backend=")) options.backend = v;

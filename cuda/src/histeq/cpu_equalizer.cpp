@@ -25,7 +25,7 @@ public:
         }
         if (!stateless || !detail::equalizeWithLibrary(plan_, src, dst)) {
             if (!plan_.statistics && stateless) ref::extractPlanes(plan_, src, planes_);
-            ref::equalizePlanes(plan_, src.width, src.height, planes_, state_);
+            ref::equalizePlanes(plan_, src.width, src.height, planes_, state_, scratch_);
             ref::rebuildFrame(plan_, src, planes_, dst);
         }
         ++frames_;
@@ -41,6 +41,7 @@ public:
 private:
     std::vector<std::vector<std::uint16_t>> planes_;
     ref::SmoothingState state_;
+    ref::FrameScratch scratch_;
     std::uint64_t frames_ = 0;
     std::array<FrameStatistics, kStatisticsDepth> stats_{};
 };
