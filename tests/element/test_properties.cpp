@@ -106,6 +106,20 @@ TEST(BadConfiguration, SharpenSizeFiveFailsToStart) {
     expectStartFails("cudaconvolve", {"preset=sharpen", "size=5"}, "sharpen");
 }
 
+TEST(BadConfiguration, Clahe16BitGridTooLargeFailsNegotiation) {
+    // 64x64 tiles of 65 536 bins would be 268 M histogram entries per plane: refused, naming the limit.
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = makeHarness("cudahisteq", {"mode=clahe", "tiles-x=64", "tiles-y=64"}, 2, bus);
+    gst_harness_set_src_caps_str(h, capsString("GRAY16_LE", 128, 96).c_str());
+    EXPECT_NE(gst_harness_push(h, randomFrame(videoInfo("GRAY16_LE", 128, 96), 1, 0)), GST_FLOW_OK);
+    std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
+    ASSERT_FALSE(errors.empty());
+    EXPECT_NE(messageText(errors[0]).find("at most 256 tiles"), std::string::npos) << messageText(errors[0]);
+    for (GstMessage* m : errors) gst_message_unref(m);
+    gst_harness_teardown(h);
+    gst_object_unref(bus);
+}
+
 TEST(BadConfiguration, InvalidLiveCombinationKeepsPreviousFilter) {
     const GstVideoInfo info = videoInfo("GRAY8", 20, 10);
     GstBus* bus = gst_bus_new();

@@ -500,6 +500,14 @@ TEST(HisteqValidation, RejectsZeroTilesX) { expectRejected(clahe(2, 0, 8), "tile
 TEST(HisteqValidation, RejectsZeroTilesY) { expectRejected(clahe(2, 8, 0), "tile grid"); }
 TEST(HisteqValidation, RejectsNegativeTiles) { expectRejected(clahe(2, -1, 8), "tile grid"); }
 TEST(HisteqValidation, RejectsTooManyTiles) { expectRejected(clahe(2, kMaxTiles + 1, 8), "tile grid"); }
+TEST(HisteqValidation, Rejects16BitGridBeyondTheTableLimit) {
+    expectRejected(clahe(2, 17, 16), "at most 256 tiles", SampleType::U16);
+    EXPECT_NO_THROW(EqualizePlan::make(clahe(2, 16, 16), SampleType::U16, 1));
+    EXPECT_NO_THROW(EqualizePlan::make(clahe(2, kMaxTiles, kMaxTiles), SampleType::U8, 1));
+    EqualizeDesc global = clahe(2, 64, 64);
+    global.mode = EqualizeMode::Global;  // tiles only matter for CLAHE
+    EXPECT_NO_THROW(EqualizePlan::make(global, SampleType::U16, 1));
+}
 TEST(HisteqValidation, RejectsNegativeClip) { expectRejected(clahe(-1, 8, 8), "clip limit"); }
 TEST(HisteqValidation, RejectsNaNClip) {
     expectRejected(clahe(std::numeric_limits<double>::quiet_NaN(), 8, 8), "clip limit");

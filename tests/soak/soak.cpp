@@ -219,8 +219,9 @@ TEST(Soak, FramesInEqualFramesOutAndMemoryFlat) {
     const double growth = 100.0 * double(last.rssKiB - warm) / double(warm);
     EXPECT_LE(growth, 1.0) << "RSS grew " << growth << " % after warm-up";
     const Sample& base = samples[warmIndex];
-    if (last.deviceUsedMiB >= 0 && base.deviceUsedMiB > 0)
+    if (last.deviceUsedMiB >= 0 && base.deviceUsedMiB > 0) {
         EXPECT_LE(last.deviceUsedMiB, base.deviceUsedMiB + base.deviceUsedMiB / 100 + 1) << "device memory grew after warm-up";
+    }
     EXPECT_LE(last.lockedKiB, base.lockedKiB + base.lockedKiB / 100 + 4) << "pinned memory grew";
     RecordProperty("frames", std::to_string(frames));
     RecordProperty("rss_growth_percent", std::to_string(growth));

@@ -53,6 +53,9 @@ struct EqualizeDesc {
 };
 
 constexpr int kMaxTiles = 256;               // per direction
+// CLAHE keeps a histogram and a LUT of bins() entries per tile (16-bit: 65 536): tiles × bins is bounded so that a
+// 16-bit grid cannot ask for gigabytes (u8: every grid up to 256 × 256 fits; u16: up to 256 tiles, e.g. 16 × 16).
+constexpr long long kMaxClaheTableEntries = 1LL << 24;
 constexpr int kStatisticsBins = 256;
 constexpr int kStatisticsDepth = 8;          // statistics of the last 8 frames are kept (pipelined callers)
 
@@ -79,7 +82,8 @@ struct EqualizePlan {
     int equalizedChannels() const { return channels == 1 || colorMode == ColorMode::Luma ? 1 : 3; }
 
     // Throws InvalidArgument with a message a user can act on (u8/u16 only; 1, 3 or 4 channels; distinct channel
-    // indices inside the pixel; clip ≥ 0 and finite; tiles in [1, kMaxTiles]; α in [0, 1)).
+    // indices inside the pixel; clip ≥ 0 and finite; tiles in [1, kMaxTiles]; CLAHE tiles × bins ≤
+    // kMaxClaheTableEntries; α in [0, 1)).
     static EqualizePlan make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order = {});
 };
 
