@@ -310,11 +310,13 @@ static void gst_cuda_histeq_class_init(GstCudaHistEqClass* klass) {
                             0.0, 1000.0, DEFAULT_CLIP_LIMIT, CONTROLLABLE_FLAGS));
     g_object_class_install_property(gobject_class, PROP_TILES_X,
         g_param_spec_int("tiles-x", "Tiles X",
-                         "CLAHE: columns of the tile grid, 1 to 256 (at most the frame width in pixels)", 1,
+                         "CLAHE: columns of the tile grid, 1 to 256 (at most the frame width in pixels; 16-bit formats: "
+                         "tiles-x x tiles-y at most 256)", 1,
                          cf::kMaxTiles, DEFAULT_TILES, CONTROLLABLE_FLAGS));
     g_object_class_install_property(gobject_class, PROP_TILES_Y,
         g_param_spec_int("tiles-y", "Tiles Y",
-                         "CLAHE: rows of the tile grid, 1 to 256 (at most the frame height in pixels)", 1,
+                         "CLAHE: rows of the tile grid, 1 to 256 (at most the frame height in pixels; 16-bit formats: "
+                         "tiles-x x tiles-y at most 256)", 1,
                          cf::kMaxTiles, DEFAULT_TILES, CONTROLLABLE_FLAGS));
     g_object_class_install_property(gobject_class, PROP_SMOOTHING,
         g_param_spec_double("smoothing", "Temporal smoothing",
