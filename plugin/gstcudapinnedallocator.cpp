@@ -1,5 +1,7 @@
 #include "gstcudapinnedallocator.h"
 
+#include <cudafilters/cuda_raii.hpp>
+
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -10,6 +12,8 @@ GST_DEBUG_CATEGORY_STATIC(gst_cuda_pinned_allocator_debug);
 struct _GstCudaPinnedAllocator {
     GstAllocator parent;
 };
+
+enum { PROP_0, PROP_PINNED_BYTES };
 
 namespace {
 
@@ -58,6 +62,7 @@ static GstMemory* gst_cuda_pinned_allocator_alloc(GstAllocator* allocator, gsize
         const gsize misalign = (reinterpret_cast<guintptr>(data) + offset) & align;
         if (misalign) offset += align + 1 - misalign;
     }
+    cudafilters::trackPinnedHostBytes(std::ptrdiff_t(maxsize));
     GstMemory* mem = pinned_memory_new(allocator, nullptr, static_cast<guint8*>(data), maxsize, offset, size,
                                        params->flags, align);
     if ((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED) && offset) memset(data, 0, offset);
@@ -70,6 +75,7 @@ static void gst_cuda_pinned_allocator_free(GstAllocator*, GstMemory* mem) {
     auto* pinned = reinterpret_cast<PinnedMemory*>(mem);
     if (!mem->parent && pinned->data) {
         const cudaError_t status = cudaFreeHost(pinned->data);
+        cudafilters::trackPinnedHostBytes(-std::ptrdiff_t(mem->maxsize));
         if (status != cudaSuccess) {
             cudaGetLastError();
             GST_WARNING("cudaFreeHost failed: %s", cudaGetErrorName(status));
@@ -78,7 +84,19 @@ static void gst_cuda_pinned_allocator_free(GstAllocator*, GstMemory* mem) {
     g_slice_free(PinnedMemory, pinned);
 }
 
+static void gst_cuda_pinned_allocator_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
+    if (prop_id == PROP_PINNED_BYTES) g_value_set_uint64(value, cudafilters::pinnedHostBytes());
+    else G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+}
+
 static void gst_cuda_pinned_allocator_class_init(GstCudaPinnedAllocatorClass* klass) {
+    GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+    gobject_class->get_property = gst_cuda_pinned_allocator_get_property;
+    g_object_class_install_property(gobject_class, PROP_PINNED_BYTES,
+        g_param_spec_uint64("pinned-bytes", "Pinned bytes",
+                            "Page-locked host memory the plugin holds now: pooled frames and the elements' staging "
+                            "areas (a leak gauge)",
+                            0, G_MAXUINT64, 0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
     GstAllocatorClass* allocator_class = GST_ALLOCATOR_CLASS(klass);
     allocator_class->alloc = gst_cuda_pinned_allocator_alloc;
     allocator_class->free = gst_cuda_pinned_allocator_free;
@@ -101,6 +119,8 @@ GstAllocator* gst_cuda_pinned_allocator_get(void) {
         GstAllocator* allocator = GST_ALLOCATOR_CAST(g_object_new(GST_TYPE_CUDA_PINNED_ALLOCATOR, nullptr));
         gst_object_ref_sink(allocator);
         GST_OBJECT_FLAG_SET(allocator, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+        // Findable by applications: gst_allocator_find(GST_CUDA_PINNED_MEMORY_TYPE).
+        gst_allocator_register(GST_CUDA_PINNED_MEMORY_TYPE, GST_ALLOCATOR_CAST(gst_object_ref(allocator)));
         g_once_init_leave(&instance, allocator);
     }
     return GST_ALLOCATOR_CAST(gst_object_ref(instance));

@@ -12,7 +12,8 @@ G_BEGIN_DECLS
 #define GST_TYPE_CUDA_PINNED_ALLOCATOR (gst_cuda_pinned_allocator_get_type())
 G_DECLARE_FINAL_TYPE(GstCudaPinnedAllocator, gst_cuda_pinned_allocator, GST, CUDA_PINNED_ALLOCATOR, GstAllocator)
 
-// The process-wide instance (transfer full).
+// The process-wide instance (transfer full), also registered as GST_CUDA_PINNED_MEMORY_TYPE; its read-only
+// "pinned-bytes" property (guint64) is the page-locked host memory the plugin holds now.
 GstAllocator* gst_cuda_pinned_allocator_get(void);
 
 gboolean gst_is_cuda_pinned_memory(GstMemory* mem);

@@ -1,11 +1,17 @@
-// Registers the elements of gst-cuda-filters; nothing else.
+// Registers the elements of gst-cuda-filters and, with CUDA, their pinned-memory allocator.
 #include "gstcudaconvolve.h"
 #include "gstcudahisteq.h"
+#ifdef CUDAFILTERS_HAVE_CUDA
+#include "gstcudapinnedallocator.h"
+#endif
 
 static gboolean plugin_init(GstPlugin* plugin) {
     gboolean ok = FALSE;
     ok |= GST_ELEMENT_REGISTER(cudaconvolve, plugin);
     ok |= GST_ELEMENT_REGISTER(cudahisteq, plugin);
+#ifdef CUDAFILTERS_HAVE_CUDA
+    gst_object_unref(gst_cuda_pinned_allocator_get());  // registers it (no CUDA call): findable before any pool exists
+#endif
     return ok;
 }
 

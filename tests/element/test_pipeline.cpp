@@ -223,6 +223,30 @@ TEST(Passthrough, IdentityKernelPassesBuffersThrough) {
     gst_harness_teardown(h);
 }
 
+TEST(Allocation, PinnedMemoryIsCountedAndAllReturned) {
+    if (!cudaRequested()) GTEST_SKIP() << "pinned memory is taken by the CUDA backend only";
+    GstAllocator* allocator = gst_allocator_find("CudaFiltersPinnedMemory");
+    ASSERT_NE(allocator, nullptr) << "a CUDA build of the plugin registers its allocator";
+    auto pinned = [allocator] {
+        guint64 bytes = 0;
+        g_object_get(allocator, "pinned-bytes", &bytes, nullptr);
+        return bytes;
+    };
+    const guint64 before = pinned();
+    const GstVideoInfo info = videoInfo("GRAY8", 640, 480);
+    GstHarness* h = makeHarness("cudaconvolve", {"preset=box"}, 3);
+    gst_harness_set_src_caps_str(h, capsString("GRAY8", 640, 480).c_str());
+    for (int i = 0; i < 6; ++i)  // pageable input: staged through pinned areas
+        ASSERT_EQ(gst_harness_push(h, randomFrame(info, std::uint32_t(i), GstClockTime(i) * kFrame)), GST_FLOW_OK);
+    EXPECT_GE(pinned(), before + GST_VIDEO_INFO_SIZE(&info)) << "the staging areas are pinned and counted";
+    std::vector<GstBuffer*> outputs = finish(h);
+    EXPECT_EQ(outputs.size(), 6u);
+    unrefAll(outputs);
+    gst_harness_teardown(h);
+    EXPECT_EQ(pinned(), before) << "every pinned byte is returned after teardown";
+    gst_object_unref(allocator);
+}
+
 TEST(Allocation, ProposesAPoolWithVideoMetaAndUsesIt) {
     const GstVideoInfo info = videoInfo("I420", 129, 67);
     GstHarness* h = makeHarness("cudaconvolve", {"preset=box", "planes=all"}, 2);

@@ -118,6 +118,11 @@ private:
     std::size_t size_ = 0;
 };
 
+// Page-locked host bytes this module holds right now: every PinnedBuffer, plus what other cudaHostAlloc users report
+// through trackPinnedHostBytes (the plugin's allocator). A gauge for soaks and leak tests.
+std::size_t pinnedHostBytes() noexcept;
+void trackPinnedHostBytes(std::ptrdiff_t delta) noexcept;
+
 // Pitched device image owned by the caller (tests, benchmarks, element slots).
 struct DeviceImage {
     DeviceBuffer buffer;

@@ -1,5 +1,7 @@
 #include <cudafilters/cuda_raii.hpp>
 
+#include <atomic>
+
 namespace cudafilters {
 
 void checkCuda(cudaError_t status, const char* call) {
@@ -33,13 +35,26 @@ void DeviceBuffer::release() noexcept {
     size_ = 0;
 }
 
+namespace {
+std::atomic<std::size_t> pinnedBytes{0};
+}  // namespace
+
+std::size_t pinnedHostBytes() noexcept { return pinnedBytes.load(std::memory_order_relaxed); }
+void trackPinnedHostBytes(std::ptrdiff_t delta) noexcept {
+    pinnedBytes.fetch_add(std::size_t(delta), std::memory_order_relaxed);
+}
+
 PinnedBuffer::PinnedBuffer(std::size_t bytes) {
     CUDAFILTERS_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable));
     size_ = bytes;
+    trackPinnedHostBytes(std::ptrdiff_t(bytes));
 }
 
 void PinnedBuffer::release() noexcept {
-    if (ptr_) cudaFreeHost(ptr_);
+    if (ptr_) {
+        cudaFreeHost(ptr_);
+        trackPinnedHostBytes(-std::ptrdiff_t(size_));
+    }
     ptr_ = nullptr;
     size_ = 0;
 }
