@@ -225,6 +225,9 @@ TEST(Passthrough, IdentityKernelPassesBuffersThrough) {
 
 TEST(Allocation, PinnedMemoryIsCountedAndAllReturned) {
     if (!cudaRequested()) GTEST_SKIP() << "pinned memory is taken by the CUDA backend only";
+    GstPlugin* plugin = gst_plugin_load_by_name("cudafilters");  // registering happens when the plugin loads
+    ASSERT_NE(plugin, nullptr);
+    gst_object_unref(plugin);
     GstAllocator* allocator = gst_allocator_find("CudaFiltersPinnedMemory");
     ASSERT_NE(allocator, nullptr) << "a CUDA build of the plugin registers its allocator";
     auto pinned = [allocator] {
