@@ -1,10 +1,13 @@
 // libFuzzer target: random property values (any type, out of range, NaN/Inf, long strings) set on cudaconvolve or
-// cudahisteq between random buffers under random caps (format, odd sizes, padded strides). Every input must end
-// without a crash, a sanitizer report or a GStreamer CRITICAL; errors on the bus are fine.
+// cudahisteq between random buffers under random caps: 14 formats, sizes from 1x1 to a long side of 8192 (the area
+// capped at 2^18 pixels so that an input stays fast; whole 8K frames are in the element suite), and buffers whose
+// planes have padded, odd strides and offsets (GstVideoMeta). Every input must end without a crash, a sanitizer
+// report or a GStreamer CRITICAL; errors on the bus are fine.
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -93,13 +96,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (int round = 0; round < 3 && !in.empty(); ++round) {
         for (int p = in.u8() % 6; p > 0; --p) setRandomProperty(h->element, in);
         const GstVideoFormat format = kFormats[in.u8() % (sizeof kFormats / sizeof *kFormats)];
-        const int width = 1 + in.u8() % 70, height = 1 + in.u8() % 50;
+        int width = 1 + in.u8() % 70, height = 1 + in.u8() % 50;
+        if (in.u8() >= 240) {  // now and then a long side up to 8192
+            const int longSide = 1 + int(in.u32() % 8192);
+            const int shortSide = 1 + in.u8() % std::max(1, std::min(64, (1 << 18) / longSide));
+            const bool wide = in.u8() & 1;
+            width = wide ? longSide : shortSide;
+            height = wide ? shortSide : longSide;
+        }
         GstVideoInfo info;
         gst_video_info_set_format(&info, format, guint(width), guint(height));
         GstCaps* caps = gst_video_info_to_caps(&info);
         gst_harness_set_src_caps(h, caps);
+        // Padded planes: each stride grows by 0..63 bytes (odd ones too), the planes follow each other.
+        gsize offsets[GST_VIDEO_MAX_PLANES] = {}, size = 0;
+        gint strides[GST_VIDEO_MAX_PLANES] = {};
+        const bool padded = in.u8() & 1;
+        for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+            strides[p] = GST_VIDEO_INFO_PLANE_STRIDE(&info, p) + (padded ? in.u8() % 64 : 0);
+            offsets[p] = size;
+            size += gsize(strides[p]) * GST_VIDEO_INFO_COMP_HEIGHT(&info, p == 0 ? 0 : 1);
+        }
         for (int f = 1 + in.u8() % 3; f > 0; --f) {
-            GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+            GstBuffer* buffer = gst_buffer_new_allocate(nullptr, padded ? size : GST_VIDEO_INFO_SIZE(&info), nullptr);
+            if (padded)
+                gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, format, guint(width), guint(height),
+                                               GST_VIDEO_INFO_N_PLANES(&info), offsets, strides);
             GstMapInfo map;
             gst_buffer_map(buffer, &map, GST_MAP_WRITE);
             for (gsize i = 0; i < map.size; ++i) map.data[i] = std::uint8_t(i * 31 + round);

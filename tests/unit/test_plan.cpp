@@ -162,6 +162,24 @@ TEST(PlanValidation, RejectsShortPitch) {
     }
 }
 
+TEST(PlanValidation, RejectsSamplesOffTheirAlignment) {
+    const ConvolvePlan plan = ConvolvePlan::make(single(Kernel2D{1, 1, {1.f}}), SampleType::U16, 1);
+    HostImage src(8, 2, 1, SampleType::U16), dst(8, 2, 1, SampleType::U16);
+    ImageView odd = src.view();
+    odd.pitch += 1;  // a 16-bit plane with an odd stride
+    ImageView shifted = src.view();
+    shifted.data = static_cast<std::uint8_t*>(shifted.data) + 1;
+    for (const ImageView& s : {odd, shifted}) {
+        try {
+            makeConvolver(plan, Backend::Cpu)->process(s, dst.view());
+            ADD_FAILURE() << "no error";
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("source image is not aligned to its 2-byte samples"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 TEST(Plan, AutoDivisorIsTapSum) {
     const ConvolvePlan plan = ConvolvePlan::make(single(Kernel2D{2, 2, {1.f, 1.f, 1.f, 1.f}}), SampleType::U8, 1);
     EXPECT_EQ(plan.kernels[0].taps, (std::vector<float>{0.25f, 0.25f, 0.25f, 0.25f}));

@@ -34,7 +34,8 @@ struct ImageView {
     }
 };
 
-// Throws InvalidArgument naming `what` when the view is empty, null, or its pitch is too small.
+// Throws InvalidArgument naming `what` when the view is empty, null, not aligned to its sample size (start or pitch),
+// or its pitch is too small.
 void validateImage(const ImageView& image, const char* what);
 
 }  // namespace cudafilters
