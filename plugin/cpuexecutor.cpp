@@ -3,7 +3,6 @@
 
 #include <cudafilters/error.hpp>
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,11 +29,11 @@ public:
         faultPoint(FaultCall::Launch, frame.index);
         const std::vector<ImageView> src = frameViews(inPlanes_, frame.inFrame);
         const std::vector<ImageView> dst = frameViews(outPlanes_, frame.outFrame);
-        const std::vector<ImageView> alignedSrc = alignedViews(src, inScratch_, true);
-        const std::vector<ImageView> alignedDst = alignedViews(dst, outScratch_, false);
-        frame.work->process(frame.slot, alignedSrc, alignedDst, nullptr);
+        alignViews(src, inScratch_, true, alignedSrc_);
+        alignViews(dst, outScratch_, false, alignedDst_);
+        frame.work->process(frame.slot, alignedSrc_, alignedDst_, nullptr);
         for (std::size_t p = 0; p < dst.size(); ++p)
-            if (alignedDst[p].data != dst[p].data && frame.work->writesPlane(int(p))) copyPlane(alignedDst[p], dst[p]);
+            if (alignedDst_[p].data != dst[p].data && frame.work->writesPlane(int(p))) copyPlane(alignedDst_[p], dst[p]);
         faultPoint(FaultCall::Download, frame.index);
         faultPoint(FaultCall::Stream, frame.index);
         for (std::size_t p = 0; p < outPlanes_.size(); ++p) {
@@ -53,23 +52,22 @@ public:
 private:
     // The engine reads whole samples: a plane whose start or stride is off the sample size (a 16-bit format with an
     // odd stride in its GstVideoMeta) goes through an aligned copy, kept between frames.
-    static std::vector<ImageView> alignedViews(const std::vector<ImageView>& views,
-                                               std::vector<std::vector<std::uint8_t>>& scratch, bool copyIn) {
-        std::vector<ImageView> out = views;
+    static void alignViews(const std::vector<ImageView>& views, std::vector<std::vector<std::uint8_t>>& scratch,
+                           bool copyIn, std::vector<ImageView>& out) {
+        out = views;
         scratch.resize(views.size());
         for (std::size_t p = 0; p < views.size(); ++p) {
-            const std::size_t sample = cudafilters::sampleSize(views[p].type);
-            if (reinterpret_cast<std::uintptr_t>(views[p].data) % sample == 0 && views[p].pitch % sample == 0) continue;
+            if (cudafilters::sampleAligned(views[p])) continue;
             scratch[p].resize(views[p].rowBytes() * std::size_t(views[p].height));
             out[p].data = scratch[p].data();
             out[p].pitch = views[p].rowBytes();
             if (copyIn) copyPlane(views[p], out[p]);
         }
-        return out;
     }
 
     std::vector<PlaneLayout> inPlanes_, outPlanes_;
     std::vector<std::vector<std::uint8_t>> inScratch_, outScratch_;
+    std::vector<ImageView> alignedSrc_, alignedDst_;  // the views handed to the engine (kept: no allocation per frame)
     bool sameLayout_ = true;
 };
 

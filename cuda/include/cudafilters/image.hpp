@@ -34,6 +34,12 @@ struct ImageView {
     }
 };
 
+// True when the view starts and steps on whole samples (a 16-bit plane with an odd stride does not).
+inline bool sampleAligned(const ImageView& image) {
+    const std::size_t sample = sampleSize(image.type);
+    return reinterpret_cast<std::uintptr_t>(image.data) % sample == 0 && image.pitch % sample == 0;
+}
+
 // Throws InvalidArgument naming `what` when the view is empty, null, not aligned to its sample size (start or pitch),
 // or its pitch is too small.
 void validateImage(const ImageView& image, const char* what);

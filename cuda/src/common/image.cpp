@@ -22,9 +22,8 @@ void validateImage(const ImageView& image, const char* what) {
     if (image.channels < 1 || image.channels > 4)
         throw InvalidArgument(name + " image has " + std::to_string(image.channels) + " channels; 1 to 4 are supported");
     if (!image.data) throw InvalidArgument(name + " image has no data");
-    const std::size_t sample = sampleSize(image.type);
-    if (reinterpret_cast<std::uintptr_t>(image.data) % sample != 0 || image.pitch % sample != 0)
-        throw InvalidArgument(name + " image is not aligned to its " + std::to_string(sample) +
+    if (!sampleAligned(image))
+        throw InvalidArgument(name + " image is not aligned to its " + std::to_string(sampleSize(image.type)) +
                               "-byte samples (pitch " + std::to_string(image.pitch) +
                               "); copy it to an aligned plane first");
     if (image.pitch < image.rowBytes())

@@ -22,14 +22,6 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
     if (desc.tilesX < 1 || desc.tilesX > kMaxTiles || desc.tilesY < 1 || desc.tilesY > kMaxTiles)
         throw InvalidArgument("CLAHE tile grid must be 1.." + std::to_string(kMaxTiles) + " in each direction, got " +
                               std::to_string(desc.tilesX) + "x" + std::to_string(desc.tilesY));
-    const int bins = type == SampleType::U8 ? 256 : 65536;
-    const long long tableEntries = static_cast<long long>(desc.tilesX) * desc.tilesY * bins;
-    if (desc.mode == EqualizeMode::Clahe && tableEntries > kMaxClaheTableEntries)
-        throw InvalidArgument("CLAHE tile grid " + std::to_string(desc.tilesX) + "x" + std::to_string(desc.tilesY) +
-                              " on " + sampleTypeName(type) + " samples needs " + std::to_string(tableEntries) +
-                              " histogram entries (" + std::to_string(bins) + " bins per tile), more than the " +
-                              std::to_string(kMaxClaheTableEntries) + " allowed; use at most " +
-                              std::to_string(kMaxClaheTableEntries / bins) + " tiles (e.g. 16x16)");
     if (!(desc.smoothing >= 0.0 && desc.smoothing < 1.0))
         throw InvalidArgument("smoothing must be in [0, 1) (0 = none), got " + std::to_string(desc.smoothing));
     if (channels > 1) {
@@ -55,6 +47,13 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
     plan.type = type;
     plan.channels = channels;
     plan.order = channels == 1 ? ChannelOrder{} : order;
+    const long long tableEntries = static_cast<long long>(plan.tilesX) * plan.tilesY * plan.bins();
+    if (plan.mode == EqualizeMode::Clahe && tableEntries > kMaxClaheTableEntries)
+        throw InvalidArgument("CLAHE tile grid " + std::to_string(plan.tilesX) + "x" + std::to_string(plan.tilesY) +
+                              " on " + sampleTypeName(type) + " samples needs " + std::to_string(tableEntries) +
+                              " histogram entries (" + std::to_string(plan.bins()) + " bins per tile), more than the " +
+                              std::to_string(kMaxClaheTableEntries) + " allowed; use at most " +
+                              std::to_string(kMaxClaheTableEntries / plan.bins()) + " tiles (e.g. 16x16)");
     return plan;
 }
 
