@@ -51,6 +51,9 @@ if step sanitize; then
     CUDAFILTERS_TEST_BACKEND=cuda timeout 150 $run $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
         --gtest_filter="$el_filter" >"$out/san-element-memcheck.log" 2>&1
     summary+=("memcheck element: $(sanitizer_line $? "$out/san-element-memcheck.log")")
+    CUDAFILTERS_TEST_BACKEND=cuda timeout 200 $run $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
+        --gtest_filter='*Strides*:Sizes.*' >"$out/san-element-strides-memcheck.log" 2>&1
+    summary+=("memcheck element strides/8K: $(sanitizer_line $? "$out/san-element-strides-memcheck.log")")
     for tool in memcheck racecheck initcheck synccheck; do
         timeout 100 $cs --tool $tool build-payload/tests/histeq-gpu-tests --gtest_brief=1 \
             --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*' >"$out/san-histeq-$tool.log" 2>&1
