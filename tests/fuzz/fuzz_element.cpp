@@ -2,7 +2,8 @@
 // cudahisteq between random buffers under random caps: 14 formats, sizes from 1x1 to a long side of 8192 (the area
 // capped at 2^14 pixels so that an input stays fast), and buffers whose
 // planes have padded, odd strides and offsets (GstVideoMeta). Every input must end without a crash, a sanitizer
-// report or a GStreamer CRITICAL; errors on the bus are fine.
+// report or a GStreamer CRITICAL; errors on the bus are fine. The CPU backend by default; on a GPU host
+// FUZZ_ELEMENT_BACKEND=auto fuzzes the CUDA one (scripts/gpu/fuzz-element.sh).
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -137,7 +138,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     trace("element %s", name);
     GstHarness* h = gst_harness_new(name);
     if (!h) std::abort();  // the plugin must be on GST_PLUGIN_PATH
-    gst_util_set_object_arg(G_OBJECT(h->element), "backend", "cpu");
+    // CPU-only machines fuzz the CPU backend; FUZZ_ELEMENT_BACKEND=auto or cuda on a GPU host fuzzes the CUDA one.
+    static const char* backend = std::getenv("FUZZ_ELEMENT_BACKEND") ? std::getenv("FUZZ_ELEMENT_BACKEND") : "cpu";
+    gst_util_set_object_arg(G_OBJECT(h->element), "backend", backend);
     for (int round = 0; round < 3 && !in.empty(); ++round) {
         for (int p = in.u8() % 6; p > 0; --p) setRandomProperty(h->element, in);
         const GstVideoFormat format = kFormats[in.u8() % (sizeof kFormats / sizeof *kFormats)];
@@ -178,6 +181,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             setRandomProperty(h->element, in);
         }
         while (GstBuffer* out = gst_harness_try_pull(h)) gst_buffer_unref(out);
+        if (tracing()) {
+            gchar* active = nullptr;
+            g_object_get(h->element, "active-backend", &active, nullptr);
+            trace("active-backend %s", active);
+            g_free(active);
+        }
     }
     gst_harness_push_event(h, gst_event_new_eos());
     while (GstBuffer* out = gst_harness_try_pull(h)) gst_buffer_unref(out);
