@@ -70,6 +70,7 @@ struct Settings {
     int deviceId = DEFAULT_CUDA_DEVICE_ID;
     int depth = DEFAULT_PIPELINE_DEPTH;
     const char* activeBackend = "none";
+    int runningDepth = 0;  // the depth the running pipeline was started with (pipeline-depth applies at start); 0 stopped
 };
 
 // Owned by the streaming thread (and start/stop, which never run concurrently with it).
@@ -176,10 +177,11 @@ static void drop_frames(StreamState& st) {
     st.retired.clear();
 }
 
-static void set_active_backend(GstCudaFilter* self, const char* name) {
+static void set_active_backend(GstCudaFilter* self, const char* name, int runningDepth) {
     FilterPrivate* p = priv_of(self);
     GST_OBJECT_LOCK(self);
     p->settings.activeBackend = name;
+    p->settings.runningDepth = runningDepth;
     GST_OBJECT_UNLOCK(self);
     g_object_notify(G_OBJECT(self), "active-backend");
 }
@@ -256,7 +258,7 @@ static gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
     }
     st.retired.clear();
     if (!rebuild_work(self, false)) return FALSE;
-    set_active_backend(self, "cpu");
+    set_active_backend(self, "cpu", st.depth);
     for (FrameInFlight& f : st.frames) {
         if (f.slot < 0) continue;
         f.work = st.work;
@@ -513,7 +515,7 @@ static gboolean start_unlocked(GstBaseTransform* trans) {
     GST_INFO_OBJECT(self, "backend %s%s, pipeline depth %d", cudafilters::backendName(st.backend),
                     st.backend == Backend::Cuda ? (" on " + cudafilters::cudaDeviceDescription(st.device)).c_str() : "",
                     st.depth);
-    set_active_backend(self, cudafilters::backendName(st.backend));
+    set_active_backend(self, cudafilters::backendName(st.backend), st.depth);
     return TRUE;
 }
 
@@ -539,7 +541,7 @@ static gboolean gst_cuda_filter_stop(GstBaseTransform* trans) {
     st.executor.reset();
     st = StreamState();
     GST_PAD_STREAM_UNLOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
-    set_active_backend(self, "none");
+    set_active_backend(self, "none", 0);
     return TRUE;
 }
 
@@ -622,7 +624,8 @@ static gboolean gst_cuda_filter_query(GstBaseTransform* trans, GstPadDirection d
         gst_query_parse_latency(query, &live, &min, &max);
         GstClockTime own = 0;
         GST_OBJECT_LOCK(self);
-        const int depth = priv_of(self)->settings.depth;
+        const Settings& settings = priv_of(self)->settings;
+        const int depth = settings.runningDepth > 0 ? settings.runningDepth : settings.depth;
         GST_OBJECT_UNLOCK(self);
         GstCaps* caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans));
         GstVideoInfo info;
@@ -922,7 +925,8 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
      *
      * Frames in flight. With depth d, the element holds d − 1 frames (reported in the LATENCY query) so that the
      * upload, the filtering and the download of successive frames overlap; 1 filters each frame before the next
-     * arrives.
+     * arrives. A change while playing applies at the next start; until then the LATENCY query reports the running
+     * depth.
      */
     g_object_class_install_property(gobject_class, PROP_PIPELINE_DEPTH,
         g_param_spec_int("pipeline-depth", "Pipeline depth",

@@ -77,6 +77,21 @@ TEST_P(Depth, LatencyQueryAddsDepthMinusOneFrames) {
     gst_harness_teardown(h);
 }
 
+// pipeline-depth may be set while playing but applies at the next start: until then the LATENCY answer is the
+// running depth's, which is what the element holds.
+TEST(Latency, FollowsTheRunningDepthUntilRestart) {
+    GstHarness* h = makeHarness("cudaconvolve", {"preset=box"}, 3);
+    gst_harness_set_src_caps_str(h, capsString("GRAY8", 64, 48, 25).c_str());
+    EXPECT_EQ(gst_harness_query_latency(h), 2 * GST_SECOND / 25);
+    g_object_set(h->element, "pipeline-depth", 1, nullptr);
+    EXPECT_EQ(gst_harness_query_latency(h), 2 * GST_SECOND / 25) << "depth 1 applies at the next start";
+    ASSERT_EQ(gst_element_set_state(h->element, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    ASSERT_EQ(gst_element_set_state(h->element, GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+    gst_harness_set_src_caps_str(h, capsString("GRAY8", 64, 48, 25).c_str());
+    EXPECT_EQ(gst_harness_query_latency(h), 0u);
+    gst_harness_teardown(h);
+}
+
 TEST_P(Depth, FlushDropsFramesInFlight) {
     const int depth = GetParam();
     const GstVideoInfo info = videoInfo("GRAY8", 31, 17);
