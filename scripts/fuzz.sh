@@ -13,7 +13,8 @@ fi
 ninja -C "$build" tests/fuzz/fuzz-kernel-text tests/fuzz/fuzz-preset tests/fuzz/fuzz-element plugin/libgstcudafilters.so \
   >/dev/null || exit 1
 # fuzz-element loads the (instrumented) plugin in its own process.
-export GST_PLUGIN_PATH="$PWD/$build/plugin" GST_REGISTRY="$PWD/$build/registry-fuzz.bin" GST_REGISTRY_FORK=no
+build_path=$(cd "$build" && pwd)
+export GST_PLUGIN_PATH="$build_path/plugin" GST_REGISTRY="$build_path/registry-fuzz.bin" GST_REGISTRY_FORK=no
 mkdir -p tests/fuzz/findings
 results="$build/tests/results"
 rm -rf "$results" && mkdir -p "$results"
