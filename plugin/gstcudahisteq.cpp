@@ -90,8 +90,8 @@ cf::EqualizeDesc describe(const HistEqSettings& s) {
 // One Equalizer for all slots: it orders its own work across streams, so the temporal state follows frame order.
 class HistEqWork final : public FilterWork {
 public:
-    HistEqWork(std::unique_ptr<cf::Equalizer> equalizer, int plane, int planes, int slots)
-        : equalizer_(std::move(equalizer)), plane_(plane), planes_(planes), frameOfSlot_(std::size_t(slots), 0) {}
+    HistEqWork(std::unique_ptr<cf::Equalizer> equalizer, int plane, int slots)
+        : equalizer_(std::move(equalizer)), plane_(plane), frameOfSlot_(std::size_t(slots), 0) {}
 
     bool writesPlane(int plane) const override { return plane == plane_; }
 
@@ -136,7 +136,6 @@ private:
 
     std::unique_ptr<cf::Equalizer> equalizer_;
     int plane_;
-    int planes_;
     std::vector<std::uint64_t> frameOfSlot_;
 };
 
@@ -206,7 +205,7 @@ static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCudaFilter* filt
     GST_DEBUG_OBJECT(filter, "%s equalization, %d channel(s), %s", cf::equalizeModeName(plan.mode), channels,
                      cf::backendName(config.backend));
     return std::make_shared<HistEqWork>(cf::makeEqualizer(std::move(plan), config.backend), plane.plane,
-                                        int(config.planes.size()), config.slots);
+                                        config.slots);
 }
 
 static void gst_cuda_histeq_check_settings(GstCudaFilter* filter) {

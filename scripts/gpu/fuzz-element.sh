@@ -5,8 +5,10 @@
 #          plugin instrumented for coverage) and packs the target, the plugin and a corpus into gpu-carry/fuzz.tar.xz.
 #   There: scripts/gpu/fuzz-element.sh run SECONDS [WORKERS]
 #          runs WORKERS (default: one per core) libFuzzer processes sharing one corpus with FUZZ_ELEMENT_BACKEND=auto
-#          (CUDA there), then leaves in $OUT each worker's log, the total executions, any findings and the corpus
-#          (corpus.tar.xz, to seed the next call: `pack` it again from its unpacked folder).
+#          (CUDA there), then leaves in $OUT the device and a traced input (device.txt), each worker's totals
+#          (workers.txt), the sum and any findings (total.txt), the worker logs (logs.tar.xz), the findings
+#          (findings.tar.xz) and the corpus (corpus.tar.xz, to seed the next call: `pack` it again from its unpacked
+#          folder) — seven files at most, under the device tool's limit of eight.
 # Carry [".gpu-bundle", "gpu-carry"].
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,7 +43,8 @@ out=${OUT:-out}
 mkdir -p "$out"
 work=$(mktemp -d)
 tar -C "$work" -xJf gpu-carry/fuzz.tar.xz
-mkdir -p "$work/findings"
+mkdir -p "$work/findings" "$work/logs"
+logs=$work/logs
 nvidia-smi -L >"$out/device.txt" 2>&1
 # CUDA maps memory where ASan keeps its shadow gap: protect_shadow_gap=0. Leaks are the element suite's LeakSanitizer
 # run's business (GStreamer's process-wide caches would be flagged per input).
@@ -50,25 +53,26 @@ export FUZZ_ELEMENT_BACKEND=auto GST_REGISTRY_FORK=no
 # One input first, traced: proves the CUDA backend is the one in use.
 FUZZ_ELEMENT_TRACE=1 GST_REGISTRY=/tmp/fuzz-reg-0.bin .gpu-bundle/run env GST_PLUGIN_PATH="$work/plugin" \
     "$work/fuzz-element" -runs=1 "$work"/corpus/seed0 2>&1 | grep -E 'element|caps|active-backend|ERROR' | head -12 \
-    >"$out/trace.txt"
-cat "$out/trace.txt"
+    >"$logs/trace.txt"
+cat "$logs/trace.txt" | tee -a "$out/device.txt"
 pids=()
 for w in $(seq 1 "$workers"); do
     GST_REGISTRY=/tmp/fuzz-reg-$w.bin .gpu-bundle/run env GST_PLUGIN_PATH="$work/plugin" \
         "$work/fuzz-element" -max_total_time="$seconds" -max_len=4096 -reload=30 -print_final_stats=1 \
-        -artifact_prefix="$work/findings/w$w-" "$work/corpus" 2>&1 | grep -v WARNING >"$out/worker-$w.log" &
+        -artifact_prefix="$work/findings/w$w-" "$work/corpus" 2>&1 | grep -v WARNING >"$logs/worker-$w.log" &
     pids+=($!)
 done
 wait "${pids[@]}"
 total=0
 for w in $(seq 1 "$workers"); do
-    n=$(grep -E 'stat::number_of_executed_units' "$out/worker-$w.log" | awk '{print $2}')
-    echo "worker $w: ${n:-?} executions, $(grep -E '^#[0-9]+' "$out/worker-$w.log" | tail -1 | cut -c1-110)"
+    n=$(grep -E 'stat::number_of_executed_units' "$logs/worker-$w.log" | awk '{print $2}')
+    echo "worker $w: ${n:-?} executions, $(grep -aE '^#[0-9]+' "$logs/worker-$w.log" | tail -1 | cut -c1-110)"
     total=$((total + ${n:-0}))
 done | tee "$out/workers.txt"
 total=$(awk '{s += $3} END {print s}' "$out/workers.txt")
 echo "total executions: $total in $seconds s on $workers workers" | tee "$out/total.txt"
-ls "$work/findings" | tee "$out/findings.txt"
+echo "findings: $(ls "$work/findings" | wc -l) $(ls "$work/findings" | head -20 | paste -sd' ')" | tee -a "$out/total.txt"
+tar -C "$work" -cJf "$out/logs.tar.xz" logs
 [ -n "$(ls "$work/findings")" ] && tar -C "$work" -cJf "$out/findings.tar.xz" findings
 tar -C "$work" -cJf "$out/corpus.tar.xz" corpus
 rm -rf "$work"
