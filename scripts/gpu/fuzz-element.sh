@@ -63,11 +63,9 @@ for w in $(seq 1 "$workers"); do
     pids+=($!)
 done
 wait "${pids[@]}"
-total=0
 for w in $(seq 1 "$workers"); do
     n=$(grep -E 'stat::number_of_executed_units' "$logs/worker-$w.log" | awk '{print $2}')
     echo "worker $w: ${n:-?} executions, $(grep -aE '^#[0-9]+' "$logs/worker-$w.log" | tail -1 | cut -c1-110)"
-    total=$((total + ${n:-0}))
 done | tee "$out/workers.txt"
 total=$(awk '{s += $3} END {print s}' "$out/workers.txt")
 echo "total executions: $total in $seconds s on $workers workers" | tee "$out/total.txt"
