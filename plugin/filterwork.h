@@ -26,6 +26,9 @@ struct WorkConfig {
     std::vector<PlaneLayout> outPlanes;
     Backend backend = Backend::Cpu;
     int slots = 1;  // pipeline depth: process() is called with slot in [0, slots)
+    // The work in use (null at negotiation or after a passthrough), built for this format, backend and slots. When
+    // only values changed, make_work may update it in place (FilterWork's engine objects' retune) and return it.
+    std::shared_ptr<class FilterWork> current;
 };
 
 class FilterWork {
@@ -46,6 +49,10 @@ public:
 
     // Forgets temporal state (after a flush or a discontinuity).
     virtual void reset() {}
+
+    // The same validated settings on another backend (after a CUDA failure the CPU continues from the last valid
+    // settings, whatever the properties say now). Throws cudafilters::CudaError / InvalidArgument.
+    virtual std::shared_ptr<FilterWork> rebuild(Backend backend, int slots) const = 0;
 };
 
 }  // namespace gstcudafilters

@@ -261,7 +261,7 @@ cf::ConvolvePlan multiChannelPlan(cf::ConvolveDesc desc, const PlaneLayout& in, 
 // scratch belongs to one stream at a time.
 class ConvolveWork final : public FilterWork {
 public:
-    ConvolveWork(std::vector<cf::ConvolvePlan> plans, Backend backend, int slots) {
+    ConvolveWork(std::vector<cf::ConvolvePlan> plans, Backend backend, int slots) : plans_(plans) {
         const int sets = backend == Backend::Cuda ? slots : 1;  // the CPU runs one frame at a time
         filtered_.resize(plans.size());
         convolvers_.resize(std::size_t(sets));
@@ -283,7 +283,12 @@ public:
             if (set[p]) set[p]->process(src[p], dst[p], stream);
     }
 
+    std::shared_ptr<FilterWork> rebuild(Backend backend, int slots) const override {
+        return std::make_shared<ConvolveWork>(plans_, backend, slots);
+    }
+
 private:
+    std::vector<cf::ConvolvePlan> plans_;
     std::vector<bool> filtered_;
     std::vector<std::vector<std::unique_ptr<cf::Convolver>>> convolvers_;
 };

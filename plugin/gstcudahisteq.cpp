@@ -110,6 +110,10 @@ public:
 
     void reset() override { equalizer_->reset(); }
 
+    std::shared_ptr<FilterWork> rebuild(Backend backend, int slots) const override {
+        return std::make_shared<HistEqWork>(cf::makeEqualizer(equalizer_->plan(), backend), plane_, slots);
+    }
+
 private:
     static void post(GstElement* element, GstBuffer* out, const cf::FrameStatistics& stats) {
         GstBaseTransform* trans = GST_BASE_TRANSFORM(element);

@@ -88,6 +88,10 @@ class Convolver {
 public:
     virtual ~Convolver() = default;
     virtual void process(const ImageView& src, const ImageView& dst, GpuStream stream = nullptr) = 0;
+    // Takes `plan` in place of the current one when only values change (taps of the same sizes on the same path,
+    // divisor, bias, absolute, border value): no allocation, no synchronisation, and work already enqueued keeps the
+    // values it was launched with. Returns false, changing nothing, when the new plan needs a new Convolver.
+    virtual bool retune(const ConvolvePlan& plan) { (void)plan; return false; }
     const ConvolvePlan& plan() const { return plan_; }
 
 protected:

@@ -115,6 +115,12 @@ public:
     // Forgets the temporal state (scene cut, seek): the next frame is equalized as if it were the first.
     virtual void reset() = 0;
 
+    // Takes `plan` in place of the current one when only values change (clip limit, smoothing, tile counts within
+    // the grid already allocated): no allocation, no synchronisation, the temporal state kept, and work already
+    // enqueued keeps the values it was launched with. Returns false, changing nothing, when the new plan needs a new
+    // Equalizer (mode, sample type, channels, statistics, a larger grid).
+    virtual bool retune(const EqualizePlan& plan) { (void)plan; return false; }
+
     // Number of process() calls so far; the next frame gets this index.
     virtual std::uint64_t frameCount() const = 0;
 
