@@ -11,7 +11,7 @@ nvcc=${NVCC:-$cuda_home/bin/nvcc}
 arch=${CUDA_ARCH:-sm_90}
 
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
-       -Icuda/include -Icuda/ref -Icuda/src/convolve_cuda)
+       -Icuda/include -Icuda/core -Icuda/src/convolve/cuda)
 libs=()
 if [[ -f $cuda_home/include/nppi_filtering_functions.h ]]; then
     flags+=(-DCUDAFILTERS_HAVE_NPP=1 -I"$cuda_home/include")
@@ -22,10 +22,10 @@ else
 fi
 
 # The engine sources the CUDA path and the reference need (no OpenCV, no CPU backend on OpenCV).
-sources=(cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp
+sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp
          cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
-         cuda/ref/convolve_ref.cpp
-         cuda/src/convolve_cuda/*.cpp cuda/src/convolve_cuda/*.cu
+         cuda/reference/convolve_reference.cpp
+         cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
          bench/convolve/bench_convolve.cpp)
 
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \

@@ -108,11 +108,6 @@ TEST(PlanValidation, RejectsRowWithoutColumn) {
     EXPECT_EQ(planError(d), "separable kernel has no column");
 }
 
-TEST(PlanValidation, RejectsFloatSamples) {
-    EXPECT_EQ(planError(single(Kernel2D{1, 1, {1.f}}), SampleType::F32),
-              "f32 samples are not supported for convolution; use u8 or u16");
-}
-
 TEST(PlanValidation, RejectsFiveChannels) {
     EXPECT_EQ(planError(single(Kernel2D{1, 1, {1.f}}), SampleType::U8, 5), "images have 1 to 4 channels, not 5");
 }

@@ -1,4 +1,5 @@
 #pragma once
+#include <cudafilters/backend.hpp>
 #include <cudafilters/border.hpp>
 #include <cudafilters/image.hpp>
 
@@ -98,11 +99,6 @@ protected:
     explicit Convolver(ConvolvePlan plan) : plan_(std::move(plan)) {}
     ConvolvePlan plan_;
 };
-
-enum class Backend { Cuda, Cpu, Reference };
-
-const char* backendName(Backend backend);
-bool backendAvailable(Backend backend);  // Cuda: built with CUDA and a device is usable
 
 std::unique_ptr<Convolver> makeConvolver(ConvolvePlan plan, Backend backend);
 inline std::unique_ptr<Convolver> makeConvolver(const ConvolveDesc& desc, SampleType type, int channels,

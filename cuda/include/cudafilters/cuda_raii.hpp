@@ -123,10 +123,4 @@ private:
 std::size_t pinnedHostBytes() noexcept;
 void trackPinnedHostBytes(std::ptrdiff_t delta) noexcept;
 
-// Pitched device image owned by the caller (tests, benchmarks, element slots).
-struct DeviceImage {
-    DeviceBuffer buffer;
-    std::size_t pitch = 0;
-};
-
 }  // namespace cudafilters

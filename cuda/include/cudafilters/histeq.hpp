@@ -1,7 +1,7 @@
 #pragma once
 // Histogram equalization: global (as cv::equalizeHist) and CLAHE (as cv::createCLAHE), bit-exact to OpenCV 4.6 on
 // 8-bit images, with optional temporal smoothing for video and per-frame statistics.
-#include <cudafilters/convolve.hpp>  // Backend, backendName, backendAvailable
+#include <cudafilters/backend.hpp>
 #include <cudafilters/image.hpp>
 
 #include <array>

@@ -10,10 +10,10 @@ namespace cudafilters {
 
 using GpuStream = CUstream_st*;
 
-enum class SampleType : std::uint8_t { U8, U16, F32 };
+enum class SampleType : std::uint8_t { U8, U16 };
 
 constexpr std::size_t sampleSize(SampleType type) {
-    return type == SampleType::U8 ? 1 : type == SampleType::U16 ? 2 : 4;
+    return type == SampleType::U8 ? 1 : 2;
 }
 
 const char* sampleTypeName(SampleType type);

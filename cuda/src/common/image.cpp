@@ -9,7 +9,6 @@ const char* sampleTypeName(SampleType type) {
     switch (type) {
     case SampleType::U8: return "u8";
     case SampleType::U16: return "u16";
-    case SampleType::F32: return "f32";
     }
     return "unknown";
 }

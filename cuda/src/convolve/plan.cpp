@@ -87,7 +87,6 @@ bool ConvolvePlan::isIdentity() const {
 }
 
 ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int inputChannels) {
-    if (type == SampleType::F32) throw InvalidArgument("f32 samples are not supported for convolution; use u8 or u16");
     if (inputChannels < 1 || inputChannels > 4)
         throw InvalidArgument("images have 1 to 4 channels, not " + std::to_string(inputChannels));
     requireFinite(desc.divisor, "divisor");

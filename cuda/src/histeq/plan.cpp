@@ -10,9 +10,6 @@ const char* equalizeModeName(EqualizeMode mode) { return mode == EqualizeMode::G
 const char* colorModeName(ColorMode mode) { return mode == ColorMode::Luma ? "luma" : "per-channel"; }
 
 EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order) {
-    if (type != SampleType::U8 && type != SampleType::U16)
-        throw InvalidArgument(std::string("histogram equalization supports u8 and u16 samples, not ") +
-                              sampleTypeName(type));
     if (channels != 1 && channels != 3 && channels != 4)
         throw InvalidArgument("histogram equalization supports 1, 3 or 4 interleaved channels, not " +
                               std::to_string(channels));

@@ -28,7 +28,7 @@ struct HisteqParams {
     bool u16 = false;
     int channels = 1;
     HisteqKind kind = HisteqKind::Plane;
-    int red = 0, green = 1, blue = 2, alpha = -1;
+    int red = 0, green = 1, blue = 2;
     // geometry: global = one tile of the frame's size
     bool clahe = false;
     int tilesX = 1, tilesY = 1;

@@ -1,8 +1,8 @@
 // CPU backend: OpenCV (cv::equalizeHist, cv::createCLAHE, cv::cvtColor) for per-frame work where it exists; the
-// shared integer core of the reference for temporal smoothing, 16-bit global equalization and builds without OpenCV.
+// shared integer core (cuda/core) for temporal smoothing, 16-bit global equalization and builds without OpenCV.
 #include "cpu_equalizer.hpp"
 
-#include "histeq_ref.hpp"
+#include "histeq_core.hpp"
 
 #include <array>
 #include <vector>
@@ -17,16 +17,16 @@ public:
     void process(const ImageView& src, const ImageView& dst, GpuStream) override {
         validateImages(plan_, src, dst);
         const bool stateless = plan_.smoothing == 0.0f;
-        if (plan_.statistics || !stateless) ref::extractPlanes(plan_, src, planes_);
+        if (plan_.statistics || !stateless) core::extractPlanes(plan_, src, planes_);
         if (plan_.statistics) {
             FrameStatistics& s = stats_[frames_ % kStatisticsDepth];
-            ref::planeStatistics(planes_, plan_.bins(), s);
+            core::planeStatistics(planes_, plan_.bins(), s);
             s.frame = frames_;
         }
         if (!stateless || !detail::equalizeWithLibrary(plan_, src, dst)) {
-            if (!plan_.statistics && stateless) ref::extractPlanes(plan_, src, planes_);
-            ref::equalizePlanes(plan_, src.width, src.height, planes_, state_, scratch_);
-            ref::rebuildFrame(plan_, src, planes_, dst);
+            if (!plan_.statistics && stateless) core::extractPlanes(plan_, src, planes_);
+            core::equalizePlanes(plan_, src.width, src.height, planes_, state_, scratch_);
+            core::rebuildFrame(plan_, src, planes_, dst);
         }
         ++frames_;
     }
@@ -40,8 +40,8 @@ public:
 
 private:
     std::vector<std::vector<std::uint16_t>> planes_;
-    ref::SmoothingState state_;
-    ref::FrameScratch scratch_;
+    core::SmoothingState state_;
+    core::FrameScratch scratch_;
     std::uint64_t frames_ = 0;
     std::array<FrameStatistics, kStatisticsDepth> stats_{};
 };

@@ -2,7 +2,7 @@
 // two kernels per frame on the caller's stream and never synchronises. Successive frames are ordered through an event
 // even when the caller rotates streams, so the temporal state is used in frame order.
 #include "histeq_launch.hpp"
-#include "histeq_ref.hpp"
+#include "histeq_core.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/device.hpp>
@@ -81,8 +81,8 @@ public:
         p.blue = plan_.order.blue;
         p.clahe = plan_.mode == EqualizeMode::Clahe;
         if (p.clahe) {
-            const ref::ClaheGrid g =
-                ref::claheGrid(src.width, src.height, plan_.tilesX, plan_.tilesY, plan_.bins(), plan_.clipLimit);
+            const core::ClaheGrid g =
+                core::claheGrid(src.width, src.height, plan_.tilesX, plan_.tilesY, plan_.bins(), plan_.clipLimit);
             p.tilesX = g.tilesX;
             p.tilesY = g.tilesY;
             p.tileWidth = g.tileWidth;
@@ -99,7 +99,7 @@ public:
         // Enough blocks to fill the GPU twice over, each with at least a few rows of its tile.
         p.splits = std::clamp(2 * multiprocessors() / tiles, 1, std::max(1, p.tileHeight / 2));
         p.smoothTarget = plan_.smoothing > 0.0f ? (plan_.smoothTarget == SmoothTarget::Histogram ? 1 : 2) : 0;
-        p.alphaFixed = ref::smoothingFactor(plan_.smoothing);
+        p.alphaFixed = core::smoothingFactor(plan_.smoothing);
         p.first = first_ ? 1 : 0;
         p.hist = hist_.as<std::uint32_t>();
         p.tileCounters = counters_.as<std::uint32_t>();

@@ -1,12 +1,12 @@
 #pragma once
-// Naive CPU reference of the histogram equalization engine, and the integer building blocks every backend shares
+// The integer core of histogram equalization that every backend shares
 // (LUT formulas, CLAHE geometry, colour conversion, temporal smoothing), so that all three agree bit for bit.
 #include <cudafilters/histeq.hpp>
 
 #include <cstdint>
 #include <vector>
 
-namespace cudafilters::ref {
+namespace cudafilters::core {
 
 // cv::borderInterpolate(p, len, BORDER_REFLECT_101), including borders wider than the image.
 int reflect101(int p, int len);
@@ -69,4 +69,4 @@ void extractPlanes(const EqualizePlan& plan, const ImageView& src, std::vector<s
 void rebuildFrame(const EqualizePlan& plan, const ImageView& src, const std::vector<std::vector<std::uint16_t>>& planes,
                   const ImageView& dst);
 
-}  // namespace cudafilters::ref
+}  // namespace cudafilters::core

@@ -1,6 +1,6 @@
 // Histogram equalization kernels: a tile histogram pass whose last block per tile builds that tile's LUT (global
 // equalization = one tile), and an apply pass (LUT lookup, or CLAHE's bilinear blend of four tile LUTs), both for
-// planes, luma (BT.601 YCrCb, OpenCV's fixed point) and per-channel RGB(A). Arithmetic mirrors cuda/ref exactly.
+// planes, luma (BT.601 YCrCb, OpenCV's fixed point) and per-channel RGB(A). Arithmetic mirrors cuda/core exactly.
 #include "histeq_launch.hpp"
 
 #include <cudafilters/cuda_raii.hpp>

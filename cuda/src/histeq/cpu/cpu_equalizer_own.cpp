@@ -1,4 +1,4 @@
-// CPU backend without OpenCV: the shared core (cuda/ref) does all the work.
+// CPU backend without OpenCV: the shared core (cuda/core) does all the work.
 #include "cpu_equalizer.hpp"
 
 namespace cudafilters::detail {

@@ -1,0 +1,11 @@
+#pragma once
+// Which implementation of a filter to build: the same choice for every filter (Convolver, Equalizer).
+
+namespace cudafilters {
+
+enum class Backend { Cuda, Cpu, Reference };
+
+const char* backendName(Backend backend);
+bool backendAvailable(Backend backend);  // Cuda: built with CUDA and a device is usable
+
+}  // namespace cudafilters
