@@ -58,13 +58,18 @@ public:
         checkCuda(cudaSetDevice(device_), "cudaSetDevice");
         checkCuda(cudaFree(nullptr), "cudaFree(nullptr) (context creation)");
     }
-    ~CudaExecutor() override { synchronize(); }
+    ~CudaExecutor() override {
+        synchronize();
+        makeCurrentNoThrow();  // the slots' streams, events and buffers are freed on their device
+    }
 
     Backend backend() const override { return Backend::Cuda; }
 
+    void makeCurrent() override { checkCuda(cudaSetDevice(device_), "cudaSetDevice"); }
+
     void configure(const GstVideoInfo& in, const std::vector<PlaneLayout>& inPlanes, const GstVideoInfo& out,
                    const std::vector<PlaneLayout>& outPlanes, int slots) override {
-        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+        makeCurrent();
         synchronize();
         in_.set(in, inPlanes);
         out_.set(out, outPlanes);
@@ -84,7 +89,7 @@ public:
     }
 
     void submit(FrameInFlight& frame) override {
-        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+        makeCurrent();
         Slot& slot = slots_.at(frame.slot);
         cudaStream_t stream = slot.stream.get();
         const std::vector<ImageView> host = frameViews(in_.planes, frame.inFrame);
@@ -124,6 +129,7 @@ public:
     }
 
     bool ready(const FrameInFlight& frame) override {
+        makeCurrentNoThrow();
         const cudaError_t status = cudaEventQuery(slots_.at(frame.slot).done.get());
         if (status == cudaErrorNotReady) {
             cudaGetLastError();
@@ -133,6 +139,7 @@ public:
     }
 
     void complete(FrameInFlight& frame) override {
+        makeCurrent();
         Slot& slot = slots_.at(frame.slot);
         faultPoint(FaultCall::Sync, frame.index);
         checkCuda(cudaEventSynchronize(slot.done.get()), "cudaEventSynchronize (frame completion)");
@@ -144,15 +151,18 @@ public:
     }
 
     void synchronize() noexcept override {
-        if (cudaSetDevice(device_) != cudaSuccess) {
-            cudaGetLastError();
-            return;
-        }
+        if (!makeCurrentNoThrow()) return;
         for (Slot& slot : slots_)
             if (slot.stream && cudaStreamSynchronize(slot.stream.get()) != cudaSuccess) cudaGetLastError();
     }
 
 private:
+    bool makeCurrentNoThrow() noexcept {
+        if (cudaSetDevice(device_) == cudaSuccess) return true;
+        cudaGetLastError();
+        return false;
+    }
+
     // Views of a side's info layout inside a pinned staging area; the area is allocated once, on first need.
     static std::vector<ImageView> stagedViews(cudafilters::PinnedBuffer& area, const Side& side) {
         const std::size_t size = GST_VIDEO_INFO_SIZE(&side.info);

@@ -20,6 +20,7 @@ constexpr FaultName kFaultNames[] = {
     {FaultCall::Launch, "launch", "cudaLaunchKernel (filter)"},
     {FaultCall::Download, "download", "cudaMemcpy2DAsync (download)"},
     {FaultCall::Sync, "sync", "cudaEventSynchronize (frame completion)"},
+    {FaultCall::Build, "build", "cudaMalloc (engine objects for new settings)"},
 };
 
 }  // namespace

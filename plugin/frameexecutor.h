@@ -13,8 +13,10 @@
 
 namespace gstcudafilters {
 
-// One frame in the pipeline: its buffers (mapped for the duration) and the work object it was started with.
+// One entry of the element's in-order queue: a frame in the pipeline, with its buffers (mapped for the duration) and
+// the work object it was started with; or (event set) a serialized event that leaves after the frames before it.
 struct FrameInFlight {
+    GstEvent* event = nullptr;      // owned reference; the entry is this event, not a frame
     GstBuffer* in = nullptr;        // owned reference
     GstBuffer* out = nullptr;       // owned reference; == in for a passthrough frame
     GstVideoFrame inFrame{};
@@ -25,13 +27,17 @@ struct FrameInFlight {
     std::shared_ptr<FilterWork> work;
 };
 
-// Test-only fault seam (CUDAFILTERS_TEST_INJECT_FAULT="<call>@<frame>[:fatal]", read at start). The first call of
+// Test-only fault seam, compiled only into the test build of the plugin (CUDAFILTERS_TEST_SEAM; tests load it from
+// plugin/test-seam/): CUDAFILTERS_TEST_INJECT_FAULT="<call>@<frame>[:fatal]", read at start). The first call of
 // that kind at or after frame <frame> throws InjectedFault, once per element run, on either executor; the CPU
 // executor raises it at the points where the CUDA executor would make that call. Calls: alloc (device or pinned
 // allocation), stream (stream/event creation or recording), upload, launch (the filter kernels), download, sync
-// (frame completion). ":fatal" (or backend=cuda/cpu) makes it an element error; otherwise backend=auto switches
+// (frame completion), build (making the
+// engine objects for new settings). ":fatal" (or backend=cuda/cpu) makes it an element error; otherwise backend=auto switches
 // to a fresh CPU executor as after a real CUDA failure. Unset, the executors pay one null-pointer test per point.
-enum class FaultCall { Alloc, Stream, Upload, Launch, Download, Sync };
+enum class FaultCall { Alloc, Stream, Upload, Launch, Download, Sync, Build };
+
+#ifdef CUDAFILTERS_TEST_SEAM
 
 struct FaultSeam {
     FaultCall call = FaultCall::Upload;
@@ -56,6 +62,9 @@ public:
 private:
     bool fatal_;
 };
+#else
+struct FaultSeam {};  // the product has no seam: faultPoint() is empty
+#endif
 
 class FrameExecutor {
 public:
@@ -79,7 +88,11 @@ public:
     // Waits for everything submitted, ignoring errors (before frames are dropped or memory is released).
     virtual void synchronize() noexcept = 0;
 
+    // Makes the executor's device current on the calling thread (before engine objects are made or freed there).
+    virtual void makeCurrent() {}
+
 protected:
+#ifdef CUDAFILTERS_TEST_SEAM
     void faultPoint(FaultCall call, guint64 frame) {
         if (G_UNLIKELY(fault_ != nullptr)) fault_->hit(call, frame);
     }
@@ -87,6 +100,10 @@ protected:
     void faultPoint(FaultCall call) {
         if (G_UNLIKELY(fault_ != nullptr)) fault_->hit(call, fault_->submitted);
     }
+#else
+    void faultPoint(FaultCall, guint64) {}
+    void faultPoint(FaultCall) {}
+#endif
     std::shared_ptr<FaultSeam> fault_;
 };
 

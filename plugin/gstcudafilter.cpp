@@ -8,38 +8,33 @@
  * `transform_formats` hook, as cudaconvolve's #GstCudaConvolve:output modes do — and runs a frame pipeline of #GstCudaFilter:pipeline-depth
  * slots: with the CUDA backend each slot owns a stream, an event and device images, so that the upload of frame N,
  * the filtering of frame N−1 and the download of frame N−2 run at the same time. Frames leave in order with their
- * timestamps, flags and metas; the LATENCY query reports the (depth − 1) frames held. EOS and caps changes drain
- * every slot; a flush drops what is in flight.
+ * timestamps, flags and metas; the LATENCY query reports the (depth − 1) frames held. Serialized events (tags,
+ * custom events) keep their place behind the frames they follow without stopping the pipeline; EOS, caps, segment
+ * and stream-start drain every slot first; a flush drops what is in flight.
  *
  * Upstream is offered a buffer pool of page-locked (pinned) memory, so that frames are uploaded by DMA straight from
  * where upstream wrote them; the output pool is pinned too so that the download lands in the outgoing buffer. Frames
  * in ordinary (pageable) memory are copied into a pinned staging area first.
  *
  * #GstCudaFilter:backend picks CUDA or the CPU; `auto` uses CUDA when a device is usable and otherwise the CPU, with
- * a warning message on the bus. With `auto`, a CUDA failure while playing switches to the CPU without losing a
- * frame.
+ * a warning message on the bus. With `auto`, a CUDA failure while playing — filtering a frame or building the
+ * filter for changed settings — switches to the CPU without losing a frame, from the last valid settings.
  *
  * Since: 0.1
  */
 #include "gstcudafilter.h"
 
-#include "frameexecutor.h"
+#include "allocation.h"
+#include "filterstate.h"
+#include "framepipeline.h"
 #include "planelayout.h"
 
 #include <cudafilters/device.hpp>
 #include <cudafilters/error.hpp>
 
-#ifdef CUDAFILTERS_HAVE_CUDA
-#include "gstcudapinnedallocator.h"
-#endif
-
-#include <atomic>
-#include <cstdlib>
-#include <deque>
 #include <string>
-#include <vector>
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_filter_debug);
+GST_DEBUG_CATEGORY(gst_cuda_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_filter_debug
 
 using namespace gstcudafilters;
@@ -59,81 +54,50 @@ enum {
 
 #define DEFAULT_BACKEND GST_CUDA_FILTER_BACKEND_AUTO
 #define DEFAULT_CUDA_DEVICE_ID -1
-#define DEFAULT_PIPELINE_DEPTH 2
-#define MAX_PIPELINE_DEPTH 4
-
-namespace {
-
-// Written by property setters under the object lock; read by the streaming thread at start and per frame.
-struct Settings {
-    GstCudaFilterBackend backend = DEFAULT_BACKEND;
-    int deviceId = DEFAULT_CUDA_DEVICE_ID;
-    int depth = DEFAULT_PIPELINE_DEPTH;
-    const char* activeBackend = "none";
-    int runningDepth = 0;  // the depth the running pipeline was started with (pipeline-depth applies at start); 0 stopped
-};
-
-// Owned by the streaming thread (and start/stop, which never run concurrently with it).
-struct StreamState {
-    Backend backend = Backend::Cpu;
-    bool autoBackend = false;
-    int device = 0;
-    int depth = DEFAULT_PIPELINE_DEPTH;
-    std::unique_ptr<FrameExecutor> executor;
-
-    GstVideoInfo info{};
-    bool haveInfo = false;
-    bool negotiated = false;  // the last set_caps succeeded: GstBaseTransform's own check is in the generate_output
-                              // we replace, so without this frames would run on a half-configured executor
-    std::vector<PlaneLayout> planes;
-    GstVideoInfo outInfo{};                // == info unless transform_formats negotiated another format
-    std::vector<PlaneLayout> outPlanes;
-    bool formatErrorPosted = false;        // one LIBRARY/SETTINGS error per run for unmappable input caps
-
-    std::shared_ptr<FilterWork> work;  // null: passthrough
-    unsigned workGeneration = 0;
-    bool haveWork = false;
-
-    std::deque<FrameInFlight> frames;  // in frame order
-    std::vector<std::shared_ptr<FilterWork>> retired;  // replaced work objects, freed when the GPU is idle
-    guint64 nextSlot = 0;
-    guint64 submitted = 0;
-    std::shared_ptr<FaultSeam> fault;  // test-only fault seam (CUDAFILTERS_TEST_INJECT_FAULT); null in production
-};
-
-struct FilterPrivate {
-    Settings settings;
-    std::atomic<unsigned> generation{1};
-    StreamState state;
-};
-
-}  // namespace
+#define DEFAULT_PIPELINE_DEPTH kDefaultPipelineDepth
+#define MAX_PIPELINE_DEPTH kMaxPipelineDepth
 
 struct GstCudaFilterPrivate {
     FilterPrivate* priv;
 };
-using GstCudaFilterPrivateHolder = GstCudaFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstCudaFilter, gst_cuda_filter, GST_TYPE_BASE_TRANSFORM)
 
-static FilterPrivate* priv_of(GstCudaFilter* self) {
-    return static_cast<GstCudaFilterPrivateHolder*>(gst_cuda_filter_get_instance_private(self))->priv;
+G_DEFINE_ENUM_TYPE(GstCudaFilterBackend, gst_cuda_filter_backend,
+    G_DEFINE_ENUM_VALUE(GST_CUDA_FILTER_BACKEND_AUTO, "auto"),
+    G_DEFINE_ENUM_VALUE(GST_CUDA_FILTER_BACKEND_CUDA, "cuda"),
+    G_DEFINE_ENUM_VALUE(GST_CUDA_FILTER_BACKEND_CPU, "cpu"))
+
+namespace gstcudafilters {
+
+FilterPrivate* priv_of(GstCudaFilter* self) {
+    return static_cast<GstCudaFilterPrivate*>(gst_cuda_filter_get_instance_private(self))->priv;
 }
 
-GType gst_cuda_filter_backend_get_type(void) {
-    static GType type = 0;
-    static const GEnumValue values[] = {
-        {GST_CUDA_FILTER_BACKEND_AUTO, "CUDA when a device is usable, else the CPU (with a warning)", "auto"},
-        {GST_CUDA_FILTER_BACKEND_CUDA, "CUDA (fails to start without a usable device)", "cuda"},
-        {GST_CUDA_FILTER_BACKEND_CPU, "CPU", "cpu"},
-        {0, nullptr, nullptr},
-    };
-    if (g_once_init_enter(&type)) {
-        GType t = g_enum_register_static("GstCudaFilterBackend", values);
-        g_once_init_leave(&type, t);
+StreamState& stream_state(GstCudaFilter* self) {
+    FilterPrivate* p = priv_of(self);
+    if (G_UNLIKELY(p->handOver.load(std::memory_order_acquire))) {
+        std::unique_lock<std::mutex> lock(p->startLock);
+        p->startDone.wait(lock, [p] { return !p->starting; });
+        if (p->started) {
+            p->state = std::move(*p->started);
+            p->started.reset();
+        }
+        p->handOver.store(false, std::memory_order_release);
     }
-    return type;
+    return p->state;
 }
+
+void set_active_backend(GstCudaFilter* self, const char* name, int runningDepth) {
+    FilterPrivate* p = priv_of(self);
+    GST_OBJECT_LOCK(self);
+    p->settings.activeBackend = name;
+    p->settings.runningDepth = runningDepth;
+    GST_OBJECT_UNLOCK(self);
+    g_object_notify(G_OBJECT(self), "active-backend");
+}
+
+}  // namespace gstcudafilters
 
 GstCaps* gst_cuda_filter_template_caps(void) {
     return gst_caps_from_string(GST_VIDEO_CAPS_MAKE(VIDEO_FORMATS));
@@ -144,219 +108,7 @@ void gst_cuda_filter_settings_changed(GstCudaFilter* filter) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Frame pipeline
-
-static void release_frame(FrameInFlight& frame) {
-    if (frame.mapped) {
-        gst_video_frame_unmap(&frame.inFrame);
-        gst_video_frame_unmap(&frame.outFrame);
-        frame.mapped = false;
-    }
-    if (frame.out && frame.out != frame.in) gst_buffer_unref(frame.out);
-    if (frame.in) gst_buffer_unref(frame.in);
-    frame.in = frame.out = nullptr;
-    frame.work.reset();
-}
-
-// Frees replaced work objects when no frame needs the GPU any more (their destructors free device memory, which
-// synchronises the device: never while frames of other slots are in flight, unless too many pile up).
-static void collect_retired(StreamState& st, bool force) {
-    if (st.retired.empty()) return;
-    if (!force && st.retired.size() < 8) {
-        for (const FrameInFlight& f : st.frames)
-            if (f.slot >= 0 && !st.executor->ready(f)) return;
-    }
-    st.retired.clear();
-}
-
-// Drops every frame in flight (flush, stop): waits for the GPU to let go of their memory first.
-static void drop_frames(StreamState& st) {
-    if (st.executor) st.executor->synchronize();
-    for (FrameInFlight& f : st.frames) release_frame(f);
-    st.frames.clear();
-    st.retired.clear();
-}
-
-static void set_active_backend(GstCudaFilter* self, const char* name, int runningDepth) {
-    FilterPrivate* p = priv_of(self);
-    GST_OBJECT_LOCK(self);
-    p->settings.activeBackend = name;
-    p->settings.runningDepth = runningDepth;
-    GST_OBJECT_UNLOCK(self);
-    g_object_notify(G_OBJECT(self), "active-backend");
-}
-
-// Builds the work for the current settings; keeps the old one (with a warning) when the new settings are invalid.
-// Returns FALSE only when there is no work to keep (at negotiation): the caller fails.
-static gboolean rebuild_work(GstCudaFilter* self, bool atNegotiation) {
-    FilterPrivate* p = priv_of(self);
-    StreamState& st = p->state;
-    GstCudaFilterClass* klass = GST_CUDA_FILTER_GET_CLASS(self);
-    const unsigned generation = p->generation.load(std::memory_order_acquire);
-    WorkConfig config;
-    config.info = &st.info;
-    config.planes = st.planes;
-    config.outInfo = &st.outInfo;
-    config.outPlanes = st.outPlanes;
-    config.backend = st.backend;
-    config.slots = st.depth;
-    try {
-        std::shared_ptr<FilterWork> work = klass->make_work(self, config);
-        if (!work && GST_VIDEO_INFO_FORMAT(&st.info) != GST_VIDEO_INFO_FORMAT(&st.outInfo))
-            throw InvalidArgument("the settings leave frames unchanged but the output format differs from the input's");
-        if (st.work) st.retired.push_back(std::move(st.work));
-        st.work = std::move(work);
-        st.haveWork = true;
-    } catch (const InvalidArgument& e) {
-        st.workGeneration = generation;  // do not retry until the settings change again
-        if (atNegotiation || !st.haveWork) {
-            GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid settings for %s: %s", GST_OBJECT_NAME(self), e.what()),
-                              (nullptr));
-            return FALSE;
-        }
-        GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS,
-                            ("Invalid settings for %s, keeping the previous ones: %s", GST_OBJECT_NAME(self), e.what()),
-                            (nullptr));
-        return TRUE;
-    }
-    st.workGeneration = generation;
-    const gboolean passthrough = st.work == nullptr;
-    if (passthrough != gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(self))) {
-        GST_DEBUG_OBJECT(self, "passthrough %d", passthrough);
-        gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), passthrough);
-        if (!atNegotiation) gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
-    }
-    return TRUE;
-}
-
-// Creates the executor for st.backend and configures it for the negotiated format. Throws CudaError.
-static void make_executor(StreamState& st) {
-    if (st.executor) st.executor->synchronize();
-    st.executor.reset();
-#ifdef CUDAFILTERS_HAVE_CUDA
-    if (st.backend == Backend::Cuda) st.executor = makeCudaExecutor(st.device);
-#endif
-    if (!st.executor) st.executor = makeCpuExecutor();
-    if (G_UNLIKELY(st.fault != nullptr)) st.executor->setFaultSeam(st.fault);
-    if (st.haveInfo) st.executor->configure(st.info, st.planes, st.outInfo, st.outPlanes, st.depth);
-}
-
-// backend=auto after a CUDA failure: continue on the CPU, redoing every frame in flight there so none is lost.
-// Returns FALSE (with an element error posted) when the CPU cannot take over.
-static gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
-    StreamState& st = priv_of(self)->state;
-    GST_ELEMENT_WARNING(self, LIBRARY, FAILED,
-                        ("CUDA failed in %s; %s continues on the CPU", error.call().c_str(), GST_OBJECT_NAME(self)),
-                        ("%s", error.what()));
-    if (st.executor) st.executor->synchronize();
-    st.backend = Backend::Cpu;
-    try {
-        make_executor(st);
-    } catch (const std::exception& e) {
-        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Could not switch to the CPU backend"), ("%s", e.what()));
-        return FALSE;
-    }
-    st.retired.clear();
-    if (!rebuild_work(self, false)) return FALSE;
-    set_active_backend(self, "cpu", st.depth);
-    for (FrameInFlight& f : st.frames) {
-        if (f.slot < 0) continue;
-        f.work = st.work;
-        if (!f.work) {  // the settings became passthrough: the input is the result
-            for (std::size_t p = 0; p < st.planes.size(); ++p) {
-                const std::vector<ImageView> src = frameViews(st.planes, f.inFrame);
-                const std::vector<ImageView> dst = frameViews(st.planes, f.outFrame);
-                copyPlane(src[p], dst[p]);
-            }
-            continue;
-        }
-        try {
-            st.executor->submit(f);
-        } catch (const std::exception& e) {
-            GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Filtering on the CPU failed"), ("%s", e.what()));
-            return FALSE;
-        }
-    }
-    return TRUE;
-}
-
-// backend=auto continues on the CPU after a CUDA failure. An injected fault (test seam) stands for one on either
-// executor, unless it was injected as fatal.
-static bool falls_back(const StreamState& st, const CudaError& error) {
-    if (!st.autoBackend) return false;
-    if (const auto* injected = dynamic_cast<const InjectedFault*>(&error)) return !injected->fatal();
-    return st.backend == Backend::Cuda;
-}
-
-static GstFlowReturn report_failure(GstCudaFilter* self, const std::exception& e) {
-    if (const auto* cuda = dynamic_cast<const CudaError*>(&e)) {
-        if (falls_back(priv_of(self)->state, *cuda))
-            return fall_back_to_cpu(self, *cuda) ? GST_FLOW_OK : GST_FLOW_ERROR;
-        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("CUDA failed in %s", cuda->call().c_str()), ("%s", cuda->what()));
-        return GST_FLOW_ERROR;
-    }
-    GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Filtering failed: %s", e.what()), (nullptr));
-    return GST_FLOW_ERROR;
-}
-
-// Takes the oldest frame out of the pipeline once complete; returns its output buffer (transfer full).
-static GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
-    StreamState& st = priv_of(self)->state;
-    FrameInFlight& f = st.frames.front();
-    if (f.slot >= 0) {
-        try {
-            st.executor->complete(f);
-        } catch (const std::exception& e) {
-            const GstFlowReturn ret = report_failure(self, e);
-            if (ret != GST_FLOW_OK) return ret;
-            try {
-                st.executor->complete(f);  // now the CPU executor: nothing left to wait for
-            } catch (const std::exception& e2) {
-                return report_failure(self, e2);
-            }
-        }
-        if (f.work) f.work->frameDone(GST_ELEMENT(self), f.out, f.slot);
-    }
-    FrameInFlight done = std::move(f);
-    st.frames.pop_front();
-    if (done.mapped) {
-        gst_video_frame_unmap(&done.inFrame);
-        gst_video_frame_unmap(&done.outFrame);
-        done.mapped = false;
-    }
-    *outbuf = done.out;
-    if (done.out != done.in) gst_buffer_unref(done.in);
-    done.in = done.out = nullptr;
-    if (done.work && done.work != st.work) st.retired.push_back(std::move(done.work));
-    done.work.reset();
-    collect_retired(st, st.frames.empty());
-    return GST_FLOW_OK;
-}
-
-// Pushes every frame in flight downstream, in order (EOS, caps change, serialized events).
-static GstFlowReturn drain(GstCudaFilter* self) {
-    StreamState& st = priv_of(self)->state;
-    GstFlowReturn result = GST_FLOW_OK;
-    if (!st.frames.empty()) GST_DEBUG_OBJECT(self, "draining %zu frames", st.frames.size());
-    while (!st.frames.empty()) {
-        GstBuffer* out = nullptr;
-        GstFlowReturn ret = finish_oldest(self, &out);
-        if (ret != GST_FLOW_OK) {
-            drop_frames(st);
-            return ret;
-        }
-        if (result == GST_FLOW_OK) result = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
-        else gst_buffer_unref(out);
-    }
-    return result;
-}
-
-static gboolean gst_cuda_filter_before_submit(GstCudaFilter* self) {
-    FilterPrivate* p = priv_of(self);
-    StreamState& st = p->state;
-    if (st.haveInfo && p->generation.load(std::memory_order_acquire) != st.workGeneration) return rebuild_work(self, false);
-    return TRUE;
-}
+// Frames
 
 static GstFlowReturn gst_cuda_filter_transform_unused(GstBaseTransform* trans, GstBuffer*, GstBuffer*) {
     GST_ELEMENT_ERROR(trans, CORE, NOT_IMPLEMENTED, (nullptr), ("transform() called; frames go through generate_output"));
@@ -366,12 +118,18 @@ static GstFlowReturn gst_cuda_filter_transform_unused(GstBaseTransform* trans, G
 static GstFlowReturn gst_cuda_filter_submit_input_buffer(GstBaseTransform* trans, gboolean is_discont,
                                                          GstBuffer* input) {
     auto* self = GST_CUDA_FILTER(trans);
-    StreamState& st = priv_of(self)->state;
+    StreamState& st = stream_state(self);
     if (G_UNLIKELY(!st.executor)) {  // stopped while the sink pad is still active (see gst_cuda_filter_stop)
         gst_buffer_unref(input);
         return GST_FLOW_FLUSHING;
     }
-    if (!gst_cuda_filter_before_submit(self)) {
+    if (G_UNLIKELY(st.pendingFlow != GST_FLOW_OK)) {  // a drain before an event failed: say so now
+        const GstFlowReturn ret = st.pendingFlow;
+        st.pendingFlow = GST_FLOW_OK;
+        gst_buffer_unref(input);
+        return ret;
+    }
+    if (!refresh_work(self)) {
         gst_buffer_unref(input);
         return GST_FLOW_ERROR;
     }
@@ -387,68 +145,47 @@ static GstFlowReturn gst_cuda_filter_submit_input_buffer(GstBaseTransform* trans
         gst_buffer_unref(inbuf);
         return GST_FLOW_NOT_NEGOTIATED;
     }
-
-    FrameInFlight frame;
-    frame.in = inbuf;
-    if (!st.work || gst_base_transform_is_passthrough(trans)) {
-        frame.out = inbuf;
-        st.frames.push_back(std::move(frame));
-        return GST_FLOW_OK;
-    }
-
-    ret = GST_BASE_TRANSFORM_GET_CLASS(trans)->prepare_output_buffer(trans, inbuf, &frame.out);
-    if (ret != GST_FLOW_OK || !frame.out) {
-        gst_buffer_unref(inbuf);
-        return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
-    }
-    if (!gst_video_frame_map(&frame.inFrame, &st.info, inbuf, GST_MAP_READ)) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
-        release_frame(frame);
-        return GST_FLOW_ERROR;
-    }
-    if (!gst_video_frame_map(&frame.outFrame, &st.outInfo, frame.out, GST_MAP_WRITE)) {
-        gst_video_frame_unmap(&frame.inFrame);
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
-        release_frame(frame);
-        return GST_FLOW_ERROR;
-    }
-    frame.mapped = true;
-    frame.slot = int(st.nextSlot++ % guint64(st.depth));
-    frame.work = st.work;
-    frame.index = st.submitted;
-    if (G_UNLIKELY(st.fault != nullptr)) st.fault->submitted = st.submitted;
-
-    try {
-        st.executor->submit(frame);
-    } catch (const std::exception& e) {
-        st.frames.push_back(std::move(frame));  // fall_back_to_cpu redoes it with the others
-        ++st.submitted;
-        return report_failure(self, e);
-    }
-    ++st.submitted;
-    st.frames.push_back(std::move(frame));
-    return GST_FLOW_OK;
+    return submit_frame(self, inbuf);
 }
 
 static GstFlowReturn gst_cuda_filter_generate_output(GstBaseTransform* trans, GstBuffer** outbuf) {
     auto* self = GST_CUDA_FILTER(trans);
-    StreamState& st = priv_of(self)->state;
-    *outbuf = nullptr;
-    if (st.frames.empty()) return GST_FLOW_OK;
-    // Hold depth − 1 frames; a passthrough frame at the end means everything before it leaves now.
-    const bool full = st.frames.size() >= std::size_t(st.depth);
-    if (!full && st.frames.back().slot >= 0) return GST_FLOW_OK;
-    return finish_oldest(self, outbuf);
+    stream_state(self);
+    return next_output(self, outbuf);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Backend choice, negotiation, events, queries, allocation
+// Start and stop
 
-static gboolean start_unlocked(GstBaseTransform* trans) {
-    auto* self = GST_CUDA_FILTER(trans);
+// Reads the test build's fault seam (once per start). FALSE with an error posted when its text is malformed.
+static gboolean read_fault_seam(GstCudaFilter* self, StreamState& st) {
+#ifdef CUDAFILTERS_TEST_SEAM
+    if (const char* inject = g_getenv("CUDAFILTERS_TEST_INJECT_FAULT")) {
+        st.fault = std::make_shared<FaultSeam>();
+        if (!FaultSeam::parse(inject, *st.fault)) {
+            GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
+                              ("CUDAFILTERS_TEST_INJECT_FAULT=%s: expected <call>@<frame>[:fatal], call one of alloc, "
+                               "stream, upload, launch, download, sync, build", inject),
+                              (nullptr));
+            return FALSE;
+        }
+        GST_WARNING_OBJECT(self, "test fault seam armed: %s", inject);
+    } else if (const char* legacy = g_getenv("CUDAFILTERS_TEST_INJECT_CUDA_FAILURE")) {
+        st.fault = std::make_shared<FaultSeam>();
+        st.fault->call = FaultCall::Upload;
+        st.fault->frame = guint64(g_ascii_strtoull(legacy, nullptr, 10));
+    }
+#else
+    (void)self;
+    (void)st;
+#endif
+    return TRUE;
+}
+
+// Prepares the run's state in `st`: settings checked, backend chosen, executor made (a CUDA context may be created
+// here, which is why no lock is held).
+static gboolean prepare_run(GstCudaFilter* self, StreamState& st) {
     FilterPrivate* p = priv_of(self);
-    StreamState& st = p->state;
-
     GST_OBJECT_LOCK(self);
     const Settings settings = p->settings;
     GST_OBJECT_UNLOCK(self);
@@ -461,27 +198,9 @@ static gboolean start_unlocked(GstBaseTransform* trans) {
         return FALSE;
     }
 
-    st = StreamState();
     st.depth = settings.depth;
     st.autoBackend = settings.backend == GST_CUDA_FILTER_BACKEND_AUTO;
-    // Test-only fault seam, read once per start (CUDAFILTERS_TEST_INJECT_CUDA_FAILURE=<frame> is the older
-    // spelling of upload@<frame>).
-    if (const char* inject = g_getenv("CUDAFILTERS_TEST_INJECT_FAULT")) {
-        st.fault = std::make_shared<FaultSeam>();
-        if (!FaultSeam::parse(inject, *st.fault)) {
-            GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
-                              ("CUDAFILTERS_TEST_INJECT_FAULT=%s: expected <call>@<frame>[:fatal], call one of alloc, "
-                               "stream, upload, launch, download, sync", inject),
-                              (nullptr));
-            st = StreamState();
-            return FALSE;
-        }
-        GST_WARNING_OBJECT(self, "test fault seam armed: %s", inject);
-    } else if (const char* legacy = g_getenv("CUDAFILTERS_TEST_INJECT_CUDA_FAILURE")) {
-        st.fault = std::make_shared<FaultSeam>();
-        st.fault->call = FaultCall::Upload;
-        st.fault->frame = guint64(g_ascii_strtoull(legacy, nullptr, 10));
-    }
+    if (!read_fault_seam(self, st)) return FALSE;
 
     std::string why;
     st.backend = Backend::Cpu;
@@ -515,28 +234,56 @@ static gboolean start_unlocked(GstBaseTransform* trans) {
     GST_INFO_OBJECT(self, "backend %s%s, pipeline depth %d", cudafilters::backendName(st.backend),
                     st.backend == Backend::Cuda ? (" on " + cudafilters::cudaDeviceDescription(st.device)).c_str() : "",
                     st.depth);
-    set_active_backend(self, cudafilters::backendName(st.backend), st.depth);
     return TRUE;
 }
 
-// In push mode GstBaseTransform starts from the sink pad's activation, after the pad stopped flushing: a serialized
-// event (or a buffer) can already be in the streaming thread. The stream lock keeps it apart from the reset of the
-// stream state (found by ThreadSanitizer: sink_event's drain reading the frame queue while start() replaced it).
+// In push mode GstBaseTransform starts from the sink pad's activation, after the pad stopped flushing: a buffer or
+// a serialized event can already be in the streaming thread, and may be blocked downstream (an EOS held by a
+// prerolling sink) holding the stream lock. So start() takes no stream lock: it prepares the run's state and hands it
+// over; the streaming thread adopts it on its next call, waiting while the start is under way.
 static gboolean gst_cuda_filter_start(GstBaseTransform* trans) {
-    GST_PAD_STREAM_LOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
-    const gboolean started = start_unlocked(trans);
-    GST_PAD_STREAM_UNLOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
-    return started;
+    auto* self = GST_CUDA_FILTER(trans);
+    FilterPrivate* p = priv_of(self);
+    {
+        std::lock_guard<std::mutex> lock(p->startLock);
+        p->starting = true;
+        p->started.reset();
+        p->handOver.store(true, std::memory_order_release);
+    }
+    auto run = std::make_unique<StreamState>();
+    gboolean ok = FALSE;
+    try {
+        ok = prepare_run(self, *run);
+    } catch (const std::exception& e) {
+        GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not start %s", GST_OBJECT_NAME(self)), ("%s", e.what()));
+    }
+    const int depth = run->depth;
+    const char* backend = cudafilters::backendName(run->backend);
+    {
+        std::lock_guard<std::mutex> lock(p->startLock);
+        p->starting = false;
+        if (ok) p->started = std::move(run);
+    }
+    p->startDone.notify_all();
+    if (ok) set_active_backend(self, backend, depth);
+    return ok;
 }
 
 static gboolean gst_cuda_filter_stop(GstBaseTransform* trans) {
     auto* self = GST_CUDA_FILTER(trans);
-    StreamState& st = priv_of(self)->state;
-    // As in start(): the stream lock keeps a buffer or event still in the streaming thread apart from this reset; one
-    // that comes after it finds no executor and is refused (found by the state-change concurrency test: a segfault
-    // in set_caps on a null executor).
+    FilterPrivate* p = priv_of(self);
+    // The sink pad is inactive here: the stream lock only waits for a buffer or event still on its way out; one that
+    // comes after finds no executor and is refused (found by the state-change concurrency test: a segfault in
+    // set_caps on a null executor).
     GST_PAD_STREAM_LOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
-    drop_frames(st);
+    {
+        std::lock_guard<std::mutex> lock(p->startLock);
+        p->started.reset();
+        p->handOver.store(false, std::memory_order_release);
+    }
+    StreamState& st = p->state;
+    drop_queue(st);
+    if (st.executor) st.executor->makeCurrent();
     st.work.reset();
     st.executor.reset();
     st = StreamState();
@@ -545,9 +292,12 @@ static gboolean gst_cuda_filter_stop(GstBaseTransform* trans) {
     return TRUE;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Negotiation, events, queries
+
 static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps* outcaps) {
     auto* self = GST_CUDA_FILTER(trans);
-    StreamState& st = priv_of(self)->state;
+    StreamState& st = stream_state(self);
     if (!st.executor) return FALSE;  // stopped (see gst_cuda_filter_stop)
     GstVideoInfo in, out;
     if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps)) {
@@ -560,7 +310,7 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
         GST_ERROR_OBJECT(self, "input and output formats differ");
         return FALSE;
     }
-    drop_frames(st);  // drained by the CAPS event already; nothing should be left
+    drop_queue(st);  // drained by the CAPS event already; nothing should be left
     st.info = in;
     st.planes = planeLayouts(in);
     st.outInfo = out;
@@ -570,46 +320,64 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
     try {
         st.executor->configure(st.info, st.planes, st.outInfo, st.outPlanes, st.depth);
     } catch (const CudaError& e) {
-        if (!falls_back(st, e)) {
-            GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("CUDA failed in %s", e.call().c_str()), ("%s", e.what()));
-            return FALSE;
-        }
-        if (!fall_back_to_cpu(self, e)) return FALSE;
+        if (!handle_cuda_failure(self, e)) return FALSE;
     }
     if (st.work) st.retired.push_back(std::move(st.work));
+    st.executor->makeCurrent();
     st.retired.clear();
     st.haveWork = false;
-    try {
-        return rebuild_work(self, true);
-    } catch (const CudaError& e) {
-        if (!falls_back(st, e)) {
-            GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("CUDA failed in %s", e.call().c_str()), ("%s", e.what()));
-            return FALSE;
-        }
-        return fall_back_to_cpu(self, e);
-    }
+    return rebuild_work(self, true);
 }
 
 static gboolean gst_cuda_filter_set_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps* outcaps) {
-    StreamState& st = priv_of(GST_CUDA_FILTER(trans))->state;
+    StreamState& st = stream_state(GST_CUDA_FILTER(trans));
     st.negotiated = false;
     st.negotiated = configure_for_caps(trans, incaps, outcaps);
     return st.negotiated;
 }
 
+// Events after which the frames in flight must have left first: they end the stream or change what the frames
+// mean (format, segment). Other serialized events wait in the queue behind the frames they follow.
+static bool needs_drain(GstEvent* event) {
+    switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+    case GST_EVENT_SEGMENT:
+    case GST_EVENT_STREAM_START:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static gboolean gst_cuda_filter_sink_event(GstBaseTransform* trans, GstEvent* event) {
     auto* self = GST_CUDA_FILTER(trans);
-    StreamState& st = priv_of(self)->state;
+    StreamState& st = stream_state(self);
     switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_FLUSH_STOP:
-        drop_frames(st);
+        drop_queue(st);
+        st.pendingFlow = GST_FLOW_OK;
         if (st.work) st.work->reset();
         break;
     case GST_EVENT_FLUSH_START:
         break;
     default:
-        // Serialized events keep their place among the buffers: frames in flight leave first.
-        if (GST_EVENT_IS_SERIALIZED(event)) drain(self);
+        if (!GST_EVENT_IS_SERIALIZED(event)) break;
+        if (!needs_drain(event)) {
+            if (queue_event(self, event)) return TRUE;
+            break;
+        }
+        if (const GstFlowReturn ret = drain(self); ret != GST_FLOW_OK) {
+            GST_DEBUG_OBJECT(self, "drain before %s: %s", GST_EVENT_TYPE_NAME(event), gst_flow_get_name(ret));
+            if (GST_EVENT_TYPE(event) != GST_EVENT_EOS) {
+                st.pendingFlow = ret;  // the next buffer returns it upstream
+                break;
+            }
+            // At EOS nobody else hears of it: a downstream that refused the last frames is an error, as for a source.
+            if (ret == GST_FLOW_NOT_LINKED || ret == GST_FLOW_NOT_NEGOTIATED) GST_ELEMENT_FLOW_ERROR(self, ret);
+            GST_BASE_TRANSFORM_CLASS(gst_cuda_filter_parent_class)->sink_event(trans, event);
+            return FALSE;
+        }
         break;
     }
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_filter_parent_class)->sink_event(trans, event);
@@ -683,7 +451,7 @@ static gboolean gst_cuda_filter_get_unit_size(GstBaseTransform*, GstCaps* caps, 
 }
 
 static gboolean gst_cuda_filter_transform_meta(GstBaseTransform* trans, GstBuffer*, GstMeta* meta, GstBuffer*) {
-    const StreamState& st = priv_of(GST_CUDA_FILTER(trans))->state;
+    const StreamState& st = stream_state(GST_CUDA_FILTER(trans));
     const bool formatChanges = st.haveInfo && GST_VIDEO_INFO_FORMAT(&st.info) != GST_VIDEO_INFO_FORMAT(&st.outInfo);
     // Same size, format and orientation out as in: metas about the video content stay valid; metas about the
     // memory (GstVideoMeta) describe the input buffer only.
@@ -697,124 +465,6 @@ static gboolean gst_cuda_filter_transform_meta(GstBaseTransform* trans, GstBuffe
             (formatChanges || tag != g_quark_from_static_string(GST_META_TAG_VIDEO_COLORSPACE_STR)))
             return FALSE;
     }
-    return TRUE;
-}
-
-static bool pool_is_pinned(GstBufferPool* pool) {
-#ifdef CUDAFILTERS_HAVE_CUDA
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    GstAllocator* allocator = nullptr;
-    bool pinned = gst_buffer_pool_config_get_allocator(config, &allocator, nullptr) && allocator &&
-                  GST_IS_CUDA_PINNED_ALLOCATOR(allocator);
-    gst_structure_free(config);
-    return pinned;
-#else
-    (void)pool;
-    return false;
-#endif
-}
-
-static GstBufferPool* new_pool(bool pinned, GstCaps* caps, guint size, guint min, guint max) {
-#ifdef CUDAFILTERS_HAVE_CUDA
-    if (pinned) return gst_cuda_pinned_pool_new(caps, size, min, max);
-#else
-    (void)pinned;
-#endif
-    GstBufferPool* pool = gst_video_buffer_pool_new();
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, size, min, max);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config(pool, config)) {
-        gst_object_unref(pool);
-        return nullptr;
-    }
-    return pool;
-}
-
-static gboolean gst_cuda_filter_propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* query) {
-    auto* self = GST_CUDA_FILTER(trans);
-    StreamState& st = priv_of(self)->state;
-    if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_filter_parent_class)->propose_allocation(trans, decide_query, query))
-        return FALSE;
-    if (gst_base_transform_is_passthrough(trans)) return TRUE;  // the parent forwarded the query downstream
-
-    GstCaps* caps = nullptr;
-    gboolean needPool = FALSE;
-    gst_query_parse_allocation(query, &caps, &needPool);
-    GstVideoInfo info;
-    if (!caps || !gst_video_info_from_caps(&info, caps)) return FALSE;
-    if (needPool) {
-        const bool pinned = st.executor && st.executor->backend() == Backend::Cuda;
-        // Upstream's pool must hold the frames we keep in flight plus the one it is writing.
-        GstBufferPool* pool = new_pool(pinned, caps, guint(GST_VIDEO_INFO_SIZE(&info)), guint(st.depth + 1), 0);
-        if (pool) {
-            GST_DEBUG_OBJECT(self, "proposing a %s pool upstream", pinned ? "pinned" : "system memory");
-            gst_query_add_allocation_pool(query, pool, guint(GST_VIDEO_INFO_SIZE(&info)), guint(st.depth + 1), 0);
-#ifdef CUDAFILTERS_HAVE_CUDA
-            if (pinned) {
-                GstAllocator* allocator = gst_cuda_pinned_allocator_get();
-                gst_query_add_allocation_param(query, allocator, nullptr);
-                gst_object_unref(allocator);
-            }
-#endif
-            gst_object_unref(pool);
-        }
-    }
-    gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
-    return TRUE;
-}
-
-static gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* query) {
-    auto* self = GST_CUDA_FILTER(trans);
-    StreamState& st = priv_of(self)->state;
-    GstCaps* caps = nullptr;
-    gst_query_parse_allocation(query, &caps, nullptr);
-    GstVideoInfo info;
-    if (!caps || !gst_video_info_from_caps(&info, caps)) return FALSE;
-
-    GstBufferPool* pool = nullptr;
-    guint size = guint(GST_VIDEO_INFO_SIZE(&info)), min = 0, max = 0;
-    const bool havePool = gst_query_get_n_allocation_pools(query) > 0;
-    if (havePool) gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
-    size = MAX(size, guint(GST_VIDEO_INFO_SIZE(&info)));
-    min = MAX(min, guint(st.depth + 1));  // the frames in flight hold output buffers too
-
-    // With CUDA the download should land in pinned memory; downstream's pool is used when it is pinned or the
-    // backend is the CPU.
-    const bool wantPinned = st.executor && st.executor->backend() == Backend::Cuda;
-    if (pool && wantPinned && !pool_is_pinned(pool)) {
-        GST_DEBUG_OBJECT(self, "downstream pool is not pinned; using our own");
-        gst_object_unref(pool);
-        pool = nullptr;
-        max = 0;
-    }
-    if (pool) {
-        GstStructure* config = gst_buffer_pool_get_config(pool);
-        gst_buffer_pool_config_set_params(config, caps, size, min, max);
-        if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
-            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-        if (!gst_buffer_pool_set_config(pool, config)) {
-            gst_object_unref(pool);
-            pool = nullptr;
-        }
-    }
-    if (!pool) pool = new_pool(wantPinned, caps, size, min, max);
-    if (!pool) {
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create an output buffer pool"), (nullptr));
-        return FALSE;
-    }
-    if (havePool) gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
-    else gst_query_add_allocation_pool(query, pool, size, min, max);
-
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    GstAllocator* allocator = nullptr;
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    gst_buffer_pool_config_get_allocator(config, &allocator, &params);
-    if (gst_query_get_n_allocation_params(query) > 0) gst_query_set_nth_allocation_param(query, 0, allocator, &params);
-    else gst_query_add_allocation_param(query, allocator, &params);
-    gst_structure_free(config);
-    gst_object_unref(pool);
     return TRUE;
 }
 
@@ -875,15 +525,15 @@ static void gst_cuda_filter_get_property(GObject* object, guint prop_id, GValue*
 }
 
 static void gst_cuda_filter_finalize(GObject* object) {
-    auto* holder = static_cast<GstCudaFilterPrivateHolder*>(gst_cuda_filter_get_instance_private(GST_CUDA_FILTER(object)));
-    drop_frames(holder->priv->state);
+    auto* holder = static_cast<GstCudaFilterPrivate*>(gst_cuda_filter_get_instance_private(GST_CUDA_FILTER(object)));
+    drop_queue(holder->priv->state);
     delete holder->priv;
     holder->priv = nullptr;
     G_OBJECT_CLASS(gst_cuda_filter_parent_class)->finalize(object);
 }
 
 static void gst_cuda_filter_init(GstCudaFilter* self) {
-    auto* holder = static_cast<GstCudaFilterPrivateHolder*>(gst_cuda_filter_get_instance_private(self));
+    auto* holder = static_cast<GstCudaFilterPrivate*>(gst_cuda_filter_get_instance_private(self));
     holder->priv = new FilterPrivate();
     gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -1,0 +1,133 @@
+// Memory of a GstCudaFilter: the buffer pools it offers upstream (pinned with CUDA, so the upload is a DMA from
+// where upstream wrote the frame) and the one it takes for its output (pinned, so the download lands in the
+// outgoing buffer). The CUDA-memory path joins here.
+#include "allocation.h"
+
+#include "filterstate.h"
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+#include "gstcudapinnedallocator.h"
+#endif
+
+GST_DEBUG_CATEGORY_EXTERN(gst_cuda_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_filter_debug
+
+using namespace gstcudafilters;
+
+static bool pool_is_pinned(GstBufferPool* pool) {
+#ifdef CUDAFILTERS_HAVE_CUDA
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    GstAllocator* allocator = nullptr;
+    bool pinned = gst_buffer_pool_config_get_allocator(config, &allocator, nullptr) && allocator &&
+                  GST_IS_CUDA_PINNED_ALLOCATOR(allocator);
+    gst_structure_free(config);
+    return pinned;
+#else
+    (void)pool;
+    return false;
+#endif
+}
+
+static GstBufferPool* new_pool(bool pinned, GstCaps* caps, guint size, guint min, guint max) {
+#ifdef CUDAFILTERS_HAVE_CUDA
+    if (pinned) return gst_cuda_pinned_pool_new(caps, size, min, max);
+#else
+    (void)pinned;
+#endif
+    GstBufferPool* pool = gst_video_buffer_pool_new();
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, size, min, max);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(pool, config)) {
+        gst_object_unref(pool);
+        return nullptr;
+    }
+    return pool;
+}
+
+gboolean gst_cuda_filter_propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* query) {
+    auto* self = GST_CUDA_FILTER(trans);
+    StreamState& st = stream_state(self);
+    if (!GST_BASE_TRANSFORM_CLASS(g_type_class_peek(GST_TYPE_BASE_TRANSFORM))->propose_allocation(trans, decide_query, query))
+        return FALSE;
+    if (gst_base_transform_is_passthrough(trans)) return TRUE;  // the parent forwarded the query downstream
+
+    GstCaps* caps = nullptr;
+    gboolean needPool = FALSE;
+    gst_query_parse_allocation(query, &caps, &needPool);
+    GstVideoInfo info;
+    if (!caps || !gst_video_info_from_caps(&info, caps)) return FALSE;
+    if (needPool) {
+        const bool pinned = st.executor && st.executor->backend() == Backend::Cuda;
+        // Upstream's pool must hold the frames we keep in flight plus the one it is writing.
+        GstBufferPool* pool = new_pool(pinned, caps, guint(GST_VIDEO_INFO_SIZE(&info)), guint(st.depth + 1), 0);
+        if (pool) {
+            GST_DEBUG_OBJECT(self, "proposing a %s pool upstream", pinned ? "pinned" : "system memory");
+            gst_query_add_allocation_pool(query, pool, guint(GST_VIDEO_INFO_SIZE(&info)), guint(st.depth + 1), 0);
+#ifdef CUDAFILTERS_HAVE_CUDA
+            if (pinned) {
+                GstAllocator* allocator = gst_cuda_pinned_allocator_get();
+                gst_query_add_allocation_param(query, allocator, nullptr);
+                gst_object_unref(allocator);
+            }
+#endif
+            gst_object_unref(pool);
+        }
+    }
+    gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+    return TRUE;
+}
+
+gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* query) {
+    auto* self = GST_CUDA_FILTER(trans);
+    StreamState& st = stream_state(self);
+    GstCaps* caps = nullptr;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    GstVideoInfo info;
+    if (!caps || !gst_video_info_from_caps(&info, caps)) return FALSE;
+
+    GstBufferPool* pool = nullptr;
+    guint size = guint(GST_VIDEO_INFO_SIZE(&info)), min = 0, max = 0;
+    const bool havePool = gst_query_get_n_allocation_pools(query) > 0;
+    if (havePool) gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+    size = MAX(size, guint(GST_VIDEO_INFO_SIZE(&info)));
+    min = MAX(min, guint(st.depth + 1));  // the frames in flight hold output buffers too
+
+    // With CUDA the download should land in pinned memory; downstream's pool is used when it is pinned or the
+    // backend is the CPU.
+    const bool wantPinned = st.executor && st.executor->backend() == Backend::Cuda;
+    if (pool && wantPinned && !pool_is_pinned(pool)) {
+        GST_DEBUG_OBJECT(self, "downstream pool is not pinned; using our own");
+        gst_object_unref(pool);
+        pool = nullptr;
+        max = 0;
+    }
+    if (pool) {
+        GstStructure* config = gst_buffer_pool_get_config(pool);
+        gst_buffer_pool_config_set_params(config, caps, size, min, max);
+        if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
+            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+        if (!gst_buffer_pool_set_config(pool, config)) {
+            gst_object_unref(pool);
+            pool = nullptr;
+        }
+    }
+    if (!pool) pool = new_pool(wantPinned, caps, size, min, max);
+    if (!pool) {
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create an output buffer pool"), (nullptr));
+        return FALSE;
+    }
+    if (havePool) gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
+    else gst_query_add_allocation_pool(query, pool, size, min, max);
+
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    GstAllocator* allocator = nullptr;
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    gst_buffer_pool_config_get_allocator(config, &allocator, &params);
+    if (gst_query_get_n_allocation_params(query) > 0) gst_query_set_nth_allocation_param(query, 0, allocator, &params);
+    else gst_query_add_allocation_param(query, allocator, &params);
+    gst_structure_free(config);
+    gst_object_unref(pool);
+    return TRUE;
+}

@@ -1,0 +1,352 @@
+// The frame pipeline of GstCudaFilter (see framepipeline.h).
+#include "framepipeline.h"
+
+#include <cudafilters/device.hpp>
+
+#include <string>
+
+GST_DEBUG_CATEGORY_EXTERN(gst_cuda_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_filter_debug
+
+namespace gstcudafilters {
+
+using cudafilters::CudaError;
+using cudafilters::InvalidArgument;
+
+namespace {
+
+void release_entry(FrameInFlight& entry) {
+    if (entry.event) gst_event_unref(entry.event);
+    entry.event = nullptr;
+    if (entry.mapped) {
+        gst_video_frame_unmap(&entry.inFrame);
+        gst_video_frame_unmap(&entry.outFrame);
+        entry.mapped = false;
+    }
+    if (entry.out && entry.out != entry.in) gst_buffer_unref(entry.out);
+    if (entry.in) gst_buffer_unref(entry.in);
+    entry.in = entry.out = nullptr;
+    entry.work.reset();
+}
+
+// Frees replaced work objects once no frame needs the GPU any more (never while frames of other slots still use
+// their memory, unless too many pile up).
+void collect_retired(StreamState& st, bool force) {
+    if (st.retired.empty()) return;
+    if (!force && st.retired.size() < 8) {
+        for (const FrameInFlight& f : st.queue)
+            if (f.slot >= 0 && !st.executor->ready(f)) return;
+    }
+    st.executor->makeCurrent();
+    st.retired.clear();
+}
+
+// Replaces the work in use; the old one is freed once the frames using it are done.
+void adopt_work(StreamState& st, std::shared_ptr<FilterWork> work) {
+    if (work == st.work) return;
+    if (st.work) st.retired.push_back(std::move(st.work));
+    st.work = std::move(work);
+}
+
+// A CUDA failure stands for one on either executor in the test build (the seam fires on the CPU executor too),
+// unless it was injected as fatal.
+bool falls_back(const StreamState& st, const CudaError& error) {
+    if (!st.autoBackend) return false;
+#ifdef CUDAFILTERS_TEST_SEAM
+    if (const auto* injected = dynamic_cast<const InjectedFault*>(&error)) return !injected->fatal();
+#else
+    (void)error;
+#endif
+    return st.backend == Backend::Cuda;
+}
+
+void apply_passthrough(GstCudaFilter* self, bool atNegotiation) {
+    const StreamState& st = priv_of(self)->state;
+    const gboolean passthrough = st.work == nullptr;
+    if (passthrough != gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(self))) {
+        GST_DEBUG_OBJECT(self, "passthrough %d", passthrough);
+        gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), passthrough);
+        if (!atNegotiation) gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+    }
+}
+
+// backend=auto after a CUDA failure: continue on the CPU from the last valid settings (the work in use, rebuilt on
+// the CPU — never the CUDA objects themselves), then take the current settings if they are valid; every frame in
+// flight is redone there so none is lost. FALSE (with an element error posted) when the CPU cannot take over.
+gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
+    StreamState& st = priv_of(self)->state;
+    GST_ELEMENT_WARNING(self, LIBRARY, FAILED,
+                        ("CUDA failed in %s; %s continues on the CPU", error.call().c_str(), GST_OBJECT_NAME(self)),
+                        ("%s", error.what()));
+    if (st.executor) st.executor->synchronize();
+    st.backend = Backend::Cpu;
+    std::shared_ptr<FilterWork> lastValid;
+    try {
+        if (st.work) lastValid = st.work->rebuild(Backend::Cpu, st.depth);
+        if (st.executor) st.executor->makeCurrent();
+        st.retired.clear();
+        st.work.reset();
+        make_executor(st);
+    } catch (const std::exception& e) {
+        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Could not switch to the CPU backend"), ("%s", e.what()));
+        return FALSE;
+    }
+    st.work = std::move(lastValid);
+    set_active_backend(self, "cpu", st.depth);
+    if (st.haveInfo) {
+        st.workGeneration = 0;  // the current settings, if valid, on the CPU; else the last valid ones stay
+        if (!rebuild_work(self, false)) return FALSE;
+    }
+    for (FrameInFlight& f : st.queue) {
+        if (f.event || f.slot < 0) continue;
+        f.work = st.work;
+        if (!f.work) {  // the settings became passthrough: the input is the result
+            const std::vector<ImageView> src = frameViews(st.planes, f.inFrame);
+            const std::vector<ImageView> dst = frameViews(st.planes, f.outFrame);
+            for (std::size_t p = 0; p < st.planes.size(); ++p) copyPlane(src[p], dst[p]);
+            continue;
+        }
+        try {
+            st.executor->submit(f);
+        } catch (const std::exception& e) {
+            GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Filtering on the CPU failed"), ("%s", e.what()));
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+GstFlowReturn report_failure(GstCudaFilter* self, const std::exception& e) {
+    if (const auto* cuda = dynamic_cast<const CudaError*>(&e))
+        return handle_cuda_failure(self, *cuda) ? GST_FLOW_OK : GST_FLOW_ERROR;
+    GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Filtering failed: %s", e.what()), (nullptr));
+    return GST_FLOW_ERROR;
+}
+
+// Takes the oldest entry (a frame) out of the queue once complete; returns its output buffer (transfer full).
+GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
+    StreamState& st = priv_of(self)->state;
+    FrameInFlight& f = st.queue.front();
+    if (f.slot >= 0) {
+        try {
+            st.executor->complete(f);
+        } catch (const std::exception& e) {
+            const GstFlowReturn ret = report_failure(self, e);
+            if (ret != GST_FLOW_OK) return ret;
+            try {
+                st.executor->complete(st.queue.front());  // now the CPU executor: nothing left to wait for
+            } catch (const std::exception& e2) {
+                return report_failure(self, e2);
+            }
+        }
+        FrameInFlight& done = st.queue.front();
+        if (done.work) done.work->frameDone(GST_ELEMENT(self), done.out, done.slot);
+    }
+    FrameInFlight done = std::move(st.queue.front());
+    st.queue.pop_front();
+    --st.framesQueued;
+    if (done.mapped) {
+        gst_video_frame_unmap(&done.inFrame);
+        gst_video_frame_unmap(&done.outFrame);
+        done.mapped = false;
+    }
+    *outbuf = done.out;
+    if (done.out != done.in) gst_buffer_unref(done.in);
+    done.in = done.out = nullptr;
+    if (done.work && done.work != st.work) st.retired.push_back(std::move(done.work));
+    done.work.reset();
+    collect_retired(st, st.framesQueued == 0);
+    return GST_FLOW_OK;
+}
+
+// Pushes the events at the head of the queue (they follow frames already pushed).
+void push_leading_events(GstCudaFilter* self) {
+    StreamState& st = priv_of(self)->state;
+    while (!st.queue.empty() && st.queue.front().event) {
+        GstEvent* event = st.queue.front().event;
+        st.queue.pop_front();
+        GST_LOG_OBJECT(self, "pushing queued %" GST_PTR_FORMAT, event);
+        gst_pad_push_event(GST_BASE_TRANSFORM_SRC_PAD(self), event);
+    }
+}
+
+// The newest frame of the queue is a passthrough one: it must not wait behind frames that are held.
+bool newest_frame_is_passthrough(const StreamState& st) {
+    for (auto it = st.queue.rbegin(); it != st.queue.rend(); ++it)
+        if (!it->event) return it->slot < 0;
+    return false;
+}
+
+}  // namespace
+
+void make_executor(StreamState& st) {
+    if (st.executor) {
+        st.executor->synchronize();
+        st.executor->makeCurrent();
+    }
+    st.executor.reset();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    if (st.backend == Backend::Cuda) st.executor = makeCudaExecutor(st.device);
+#endif
+    if (!st.executor) st.executor = makeCpuExecutor();
+    if (G_UNLIKELY(st.fault != nullptr)) st.executor->setFaultSeam(st.fault);
+    if (st.haveInfo) st.executor->configure(st.info, st.planes, st.outInfo, st.outPlanes, st.depth);
+}
+
+gboolean handle_cuda_failure(GstCudaFilter* self, const CudaError& error) {
+    if (falls_back(priv_of(self)->state, error)) return fall_back_to_cpu(self, error);
+    GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("CUDA failed in %s", error.call().c_str()), ("%s", error.what()));
+    return FALSE;
+}
+
+gboolean rebuild_work(GstCudaFilter* self, bool atNegotiation) {
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
+    GstCudaFilterClass* klass = GST_CUDA_FILTER_GET_CLASS(self);
+    const unsigned generation = p->generation.load(std::memory_order_acquire);
+    WorkConfig config;
+    config.info = &st.info;
+    config.planes = st.planes;
+    config.outInfo = &st.outInfo;
+    config.outPlanes = st.outPlanes;
+    config.backend = st.backend;
+    config.slots = st.depth;
+    config.current = atNegotiation ? nullptr : st.work;
+    st.workGeneration = generation;  // a failure is not retried until the settings change again
+    try {
+        st.executor->makeCurrent();
+#ifdef CUDAFILTERS_TEST_SEAM
+        if (G_UNLIKELY(st.fault != nullptr)) st.fault->hit(FaultCall::Build, st.submitted);
+#endif
+        std::shared_ptr<FilterWork> work = klass->make_work(self, config);
+        if (!work && GST_VIDEO_INFO_FORMAT(&st.info) != GST_VIDEO_INFO_FORMAT(&st.outInfo))
+            throw InvalidArgument("the settings leave frames unchanged but the output format differs from the input's");
+        adopt_work(st, std::move(work));
+        st.haveWork = true;
+    } catch (const InvalidArgument& e) {
+        if (atNegotiation || !st.haveWork) {
+            GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid settings for %s: %s", GST_OBJECT_NAME(self), e.what()),
+                              (nullptr));
+            return FALSE;
+        }
+        GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS,
+                            ("Invalid settings for %s, keeping the previous ones: %s", GST_OBJECT_NAME(self), e.what()),
+                            (nullptr));
+        return TRUE;
+    } catch (const CudaError& e) {
+        if (!handle_cuda_failure(self, e)) return FALSE;
+        if (!st.haveWork) {  // at negotiation there was nothing to keep: the current settings on the CPU
+            st.workGeneration = 0;
+            return rebuild_work(self, atNegotiation);
+        }
+        return TRUE;  // fall_back_to_cpu applied the settings and the passthrough state
+    }
+    apply_passthrough(self, atNegotiation);
+    return TRUE;
+}
+
+gboolean refresh_work(GstCudaFilter* self) {
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
+    if (st.haveInfo && p->generation.load(std::memory_order_acquire) != st.workGeneration) return rebuild_work(self, false);
+    return TRUE;
+}
+
+GstFlowReturn submit_frame(GstCudaFilter* self, GstBuffer* inbuf) {
+    GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+    StreamState& st = priv_of(self)->state;
+    FrameInFlight frame;
+    frame.in = inbuf;
+    if (!st.work || gst_base_transform_is_passthrough(trans)) {
+        frame.out = inbuf;
+        st.queue.push_back(std::move(frame));
+        ++st.framesQueued;
+        return GST_FLOW_OK;
+    }
+
+    GstFlowReturn ret = GST_BASE_TRANSFORM_GET_CLASS(trans)->prepare_output_buffer(trans, inbuf, &frame.out);
+    if (ret != GST_FLOW_OK || !frame.out) {
+        gst_buffer_unref(inbuf);
+        return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
+    }
+    if (!gst_video_frame_map(&frame.inFrame, &st.info, inbuf, GST_MAP_READ)) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+        release_entry(frame);
+        return GST_FLOW_ERROR;
+    }
+    if (!gst_video_frame_map(&frame.outFrame, &st.outInfo, frame.out, GST_MAP_WRITE)) {
+        gst_video_frame_unmap(&frame.inFrame);
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
+        release_entry(frame);
+        return GST_FLOW_ERROR;
+    }
+    frame.mapped = true;
+    frame.slot = int(st.nextSlot++ % guint64(st.depth));
+    frame.work = st.work;
+    frame.index = st.submitted;
+#ifdef CUDAFILTERS_TEST_SEAM
+    if (G_UNLIKELY(st.fault != nullptr)) st.fault->submitted = st.submitted;
+#endif
+    ++st.submitted;
+    try {
+        st.executor->submit(frame);
+    } catch (const std::exception& e) {
+        st.queue.push_back(std::move(frame));  // fall_back_to_cpu redoes it with the others
+        ++st.framesQueued;
+        return report_failure(self, e);
+    }
+    st.queue.push_back(std::move(frame));
+    ++st.framesQueued;
+    return GST_FLOW_OK;
+}
+
+GstFlowReturn next_output(GstCudaFilter* self, GstBuffer** outbuf) {
+    StreamState& st = priv_of(self)->state;
+    *outbuf = nullptr;
+    push_leading_events(self);
+    if (st.framesQueued == 0) return GST_FLOW_OK;
+    // Hold depth − 1 frames; a passthrough frame at the end means everything before it leaves now.
+    const bool full = st.framesQueued >= std::size_t(st.depth);
+    if (!full && !newest_frame_is_passthrough(st)) return GST_FLOW_OK;
+    return finish_oldest(self, outbuf);
+}
+
+gboolean queue_event(GstCudaFilter* self, GstEvent* event) {
+    StreamState& st = priv_of(self)->state;
+    if (st.framesQueued == 0) return FALSE;
+    GST_LOG_OBJECT(self, "queueing %" GST_PTR_FORMAT " behind %zu frames", event, st.framesQueued);
+    FrameInFlight entry;
+    entry.event = event;
+    st.queue.push_back(std::move(entry));
+    return TRUE;
+}
+
+GstFlowReturn drain(GstCudaFilter* self) {
+    StreamState& st = priv_of(self)->state;
+    GstFlowReturn result = GST_FLOW_OK;
+    if (st.framesQueued > 0) GST_DEBUG_OBJECT(self, "draining %zu frames", st.framesQueued);
+    while (!st.queue.empty()) {
+        push_leading_events(self);
+        if (st.queue.empty()) break;
+        GstBuffer* out = nullptr;
+        const GstFlowReturn ret = finish_oldest(self, &out);
+        if (ret != GST_FLOW_OK) {
+            drop_queue(st);
+            return ret;
+        }
+        if (result == GST_FLOW_OK) result = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
+        else gst_buffer_unref(out);
+    }
+    return result;
+}
+
+void drop_queue(StreamState& st) {
+    if (st.executor) st.executor->synchronize();
+    for (FrameInFlight& f : st.queue) release_entry(f);
+    st.queue.clear();
+    st.framesQueued = 0;
+    if (st.executor) st.executor->makeCurrent();
+    st.retired.clear();
+}
+
+}  // namespace gstcudafilters
