@@ -9,7 +9,7 @@ if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" -Dcuda=disabled -Dexamples=disabled -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debugoptimized >/dev/null || exit 1
 fi
-ninja -C "$build" tests/unit/unit-tests tests/histeq/histeq-tests tests/element/element-tests plugin/libgstcudafilters.so \
+ninja -C "$build" tests/convolve/convolve-tests tests/histeq/histeq-tests tests/element/element-tests plugin/libgstcudafilters.so \
   >"$build.ninja.log" 2>&1 || { tail -30 "$build.ninja.log"; exit 1; }
 results="$PWD/$build/tests/results"
 rm -rf "$results" && mkdir -p "$results"
@@ -21,7 +21,7 @@ export GST_REGISTRY_FORK=no
 # registry scan); do that once without leak checking, so the checked runs below see only our code.
 ASAN_OPTIONS=detect_leaks=0 "$build/tests/element/element-tests" --gtest_filter='Passthrough.*' >/dev/null 2>&1
 status=0
-for exe in unit/unit-tests histeq/histeq-tests element/element-tests; do
+for exe in convolve/convolve-tests histeq/histeq-tests element/element-tests; do
   name=$(basename "$exe")
   GTEST_OUTPUT="xml:$results/asan-$name.xml" "$build/tests/$exe" --gtest_brief=1 >"$build/$name.log" 2>&1
   rc=$?

@@ -41,8 +41,8 @@ if step histeq; then
 fi
 if step convolve; then
     start=$SECONDS
-    timeout 200 build-payload/tests/gpu-tests --gtest_brief=1 >"$out/convolve-gpu.log" 2>&1
-    summary+=("convolve gpu-tests: $(gtest_line $? "$out/convolve-gpu.log") ($((SECONDS - start)) s)")
+    timeout 200 build-payload/tests/convolve-gpu-tests --gtest_brief=1 >"$out/convolve-gpu.log" 2>&1
+    summary+=("convolve-gpu-tests: $(gtest_line $? "$out/convolve-gpu.log") ($((SECONDS - start)) s)")
     grep -E '^\[  FAILED  \]' "$out/convolve-gpu.log" | head -20
 fi
 if step sanitize; then
@@ -60,7 +60,7 @@ if step sanitize; then
         summary+=("$tool histeq: $(sanitizer_line $? "$out/san-histeq-$tool.log")")
     done
     for tool in memcheck racecheck initcheck synccheck; do
-        timeout 90 $cs --tool $tool build-payload/tests/gpu-tests --gtest_brief=1 \
+        timeout 90 $cs --tool $tool build-payload/tests/convolve-gpu-tests --gtest_brief=1 \
             --gtest_filter='*385x289*:CudaConvolver.*:*SmallDirect*7x3*:*SeparableVariants*' \
             >"$out/san-convolve-$tool.log" 2>&1
         summary+=("$tool convolve: $(sanitizer_line $? "$out/san-convolve-$tool.log")")

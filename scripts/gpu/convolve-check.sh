@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One pass on the GPU host for the CUDA convolution backend: GPU tests, compute-sanitizer memcheck and racecheck
 # on a representative subset, the NPP benchmark (built here with nvcc). Logs go to $OUT (or ./out); a short
-# summary is printed last. Run from the repository root with build-cuda/tests/gpu/gpu-tests built for sm_90
-# (TESTS=path/to/gpu-tests for another build directory).
+# summary is printed last. Run from the repository root with build-cuda/tests/convolve/convolve-gpu-tests built for sm_90
+# (TESTS=path/to/convolve-gpu-tests for another build directory).
 #   scripts/gpu/convolve-check.sh [--no-tests] [--no-sanitizers] [--no-bench] [bench args...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,7 +20,7 @@ for a in "$@"; do
 done
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=/usr/local/cuda/bin:$PATH
-tests=${TESTS:-build-cuda/tests/gpu/gpu-tests}
+tests=${TESTS:-build-cuda/tests/convolve/convolve-gpu-tests}
 summary=()
 
 nvidia-smi -L | tee "$out/device.txt"
@@ -36,7 +36,7 @@ if ((run_tests)); then
     start=$SECONDS
     "$tests" --gtest_brief=1 >"$out/gpu-tests.log" 2>&1
     rc=$?
-    summary+=("gpu-tests: rc=$rc, $(grep -E '^\[  PASSED  \]' "$out/gpu-tests.log" | head -1) $(grep -E '^\[  FAILED  \] [0-9]+' "$out/gpu-tests.log" | head -1) $(grep -E '^\[  SKIPPED \] [0-9]+' "$out/gpu-tests.log" | head -1) ($((SECONDS - start)) s)")
+    summary+=("convolve-gpu-tests: rc=$rc, $(grep -E '^\[  PASSED  \]' "$out/gpu-tests.log" | head -1) $(grep -E '^\[  FAILED  \] [0-9]+' "$out/gpu-tests.log" | head -1) $(grep -E '^\[  SKIPPED \] [0-9]+' "$out/gpu-tests.log" | head -1) ($((SECONDS - start)) s)")
     grep -E '^\[  FAILED  \]|Failure|max \|diff\|' "$out/gpu-tests.log" | head -40
 fi
 

@@ -12,7 +12,7 @@ isomp4 rawparse videofilter compositor autodetect pbtypes avi playback" ../share
 stage=$(mktemp -d)
 mkdir -p "$stage"/{plugin,tests,bench,examples}
 cp "$build"/plugin/libgstcudafilters.so "$stage"/plugin/
-cp "$build"/tests/element/element-tests "$build"/tests/gpu/gpu-tests "$build"/tests/histeq/histeq-gpu-tests "$stage"/tests/
+cp "$build"/tests/element/element-tests "$build"/tests/convolve/convolve-gpu-tests "$build"/tests/histeq/histeq-gpu-tests "$stage"/tests/
 cp "$build"/bench/element/bench-element "$stage"/bench/
 cp "$build"/tests/soak/soak "$stage"/tests/
 cp "$build"/examples/cudafilters-demo "$stage"/examples/
