@@ -49,6 +49,7 @@
  * Since: 0.1
  */
 #include "gstcudaconvolve.h"
+#include "settingsproperties.h"
 
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/error.hpp>
@@ -73,21 +74,49 @@ typedef enum {
     GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL,
 } GstCudaConvolveOutput;
 
-enum {
-    PROP_0,
-    PROP_KERNEL,
-    PROP_PRESET,
-    PROP_SIZE,
-    PROP_SIGMA,
-    PROP_DIVISOR,
-    PROP_BIAS,
-    PROP_ABSOLUTE,
-    PROP_BORDER,
-    PROP_BORDER_VALUE,
-    PROP_COMBINE,
-    PROP_PLANES,
-    PROP_OUTPUT,
-};
+// The engine's enums as GEnum values (the settings keep the engine's types).
+typedef enum {
+    GST_CUDA_CONVOLVE_BORDER_REPLICATE = int(cf::Border::Replicate),
+    GST_CUDA_CONVOLVE_BORDER_REFLECT = int(cf::Border::Reflect),
+    GST_CUDA_CONVOLVE_BORDER_REFLECT_101 = int(cf::Border::Reflect101),
+    GST_CUDA_CONVOLVE_BORDER_CONSTANT = int(cf::Border::Constant),
+    GST_CUDA_CONVOLVE_BORDER_WRAP = int(cf::Border::Wrap),
+} GstCudaConvolveBorder;
+
+typedef enum {
+    GST_CUDA_CONVOLVE_COMBINE_MAGNITUDE = int(cf::Combine::Magnitude),
+    GST_CUDA_CONVOLVE_COMBINE_SUM = int(cf::Combine::Sum),
+    GST_CUDA_CONVOLVE_COMBINE_MAX_ABS = int(cf::Combine::MaxAbs),
+} GstCudaConvolveCombine;
+
+G_DEFINE_ENUM_TYPE(GstCudaConvolvePlanes, gst_cuda_convolve_planes,
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_PLANES_LUMA, "luma"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_PLANES_ALL, "all"))
+G_DEFINE_ENUM_TYPE(GstCudaConvolveOutput, gst_cuda_convolve_output,
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_OUTPUT_SAME, "same"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_OUTPUT_CHANNELS, "channels"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL, "multi-channel"))
+G_DEFINE_ENUM_TYPE(GstCudaConvolveBorder, gst_cuda_convolve_border,
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_BORDER_REPLICATE, "replicate"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_BORDER_REFLECT, "reflect"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_BORDER_REFLECT_101, "reflect-101"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_BORDER_CONSTANT, "constant"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_BORDER_WRAP, "wrap"))
+G_DEFINE_ENUM_TYPE(GstCudaConvolveCombine, gst_cuda_convolve_combine,
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_COMBINE_MAGNITUDE, "magnitude"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_COMBINE_SUM, "sum"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_COMBINE_MAX_ABS, "max-abs"))
+
+// The presets come from the engine's table.
+static GType gst_cuda_convolve_preset_get_type() {
+    static const GType type = [] {
+        std::vector<GEnumValue> values;
+        for (const cf::PresetInfo& info : cf::presetTable())
+            values.push_back({int(info.preset), info.description, info.name});
+        return registerRuntimeEnum("GstCudaConvolvePreset", values);
+    }();
+    return type;
+}
 
 #define DEFAULT_KERNEL ""
 #define DEFAULT_PRESET cf::Preset::Identity
@@ -101,9 +130,6 @@ enum {
 #define DEFAULT_COMBINE cf::Combine::Magnitude
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_LUMA
 #define DEFAULT_OUTPUT GST_CUDA_CONVOLVE_OUTPUT_SAME
-
-#define LIVE_FLAGS GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
-#define CONTROLLABLE_FLAGS GParamFlags(LIVE_FLAGS | GST_PARAM_CONTROLLABLE)
 
 namespace {
 
@@ -274,6 +300,27 @@ public:
         }
     }
 
+    // Takes plans of the same shape in place: every Convolver of every slot retuned, or none (false: a new work is
+    // needed). Frames already enqueued keep the values they were launched with.
+    bool retune(const std::vector<cf::ConvolvePlan>& plans) {
+        if (plans.size() != plans_.size()) return false;
+        for (std::size_t p = 0; p < plans.size(); ++p)
+            if ((plans[p].kernelWidth > 0) != filtered_[p]) return false;
+        std::vector<std::pair<cf::Convolver*, std::size_t>> retuned;
+        for (auto& set : convolvers_)
+            for (std::size_t p = 0; p < set.size(); ++p) {
+                if (!set[p]) continue;
+                if (!set[p]->retune(plans[p])) {
+                    // Put back the plans the others had: a plan they were built with has their shape.
+                    for (auto& [convolver, plane] : retuned) convolver->retune(plans_[plane]);
+                    return false;
+                }
+                retuned.emplace_back(set[p].get(), p);
+            }
+        plans_ = plans;
+        return true;
+    }
+
     bool writesPlane(int plane) const override { return filtered_[std::size_t(plane)]; }
 
     void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
@@ -293,88 +340,6 @@ private:
     std::vector<std::vector<std::unique_ptr<cf::Convolver>>> convolvers_;
 };
 
-GType preset_get_type() {
-    static GType type = 0;
-    if (g_once_init_enter(&type)) {
-        static std::vector<GEnumValue> values;
-        for (const cf::PresetInfo& info : cf::presetTable())
-            values.push_back({int(info.preset), info.description, info.name});
-        values.push_back({0, nullptr, nullptr});
-        GType t = g_enum_register_static("GstCudaConvolvePreset", values.data());
-        g_once_init_leave(&type, t);
-    }
-    return type;
-}
-
-GType border_get_type() {
-    static GType type = 0;
-    static const GEnumValue values[] = {
-        {int(cf::Border::Replicate), "Replicate the edge sample (aaa|abcd|ddd)", "replicate"},
-        {int(cf::Border::Reflect), "Reflect including the edge (cba|abcd|dcb)", "reflect"},
-        {int(cf::Border::Reflect101), "Reflect around the edge sample (dcb|abcd|cba), as OpenCV's default",
-         "reflect-101"},
-        {int(cf::Border::Constant), "Use border-value outside the frame", "constant"},
-        {int(cf::Border::Wrap), "Wrap around to the opposite edge (bcd|abcd|abc)", "wrap"},
-        {0, nullptr, nullptr},
-    };
-    if (g_once_init_enter(&type)) {
-        GType t = g_enum_register_static("GstCudaConvolveBorder", values);
-        g_once_init_leave(&type, t);
-    }
-    return type;
-}
-
-GType combine_get_type() {
-    static GType type = 0;
-    static const GEnumValue values[] = {
-        {int(cf::Combine::Magnitude), "sqrt(sum of squared responses)", "magnitude"},
-        {int(cf::Combine::Sum), "Sum of the responses", "sum"},
-        {int(cf::Combine::MaxAbs), "Largest absolute response", "max-abs"},
-        {0, nullptr, nullptr},
-    };
-    if (g_once_init_enter(&type)) {
-        GType t = g_enum_register_static("GstCudaConvolveCombine", values);
-        g_once_init_leave(&type, t);
-    }
-    return type;
-}
-
-GType output_get_type() {
-    static GType type = 0;
-    static const GEnumValue values[] = {
-        {GST_CUDA_CONVOLVE_OUTPUT_SAME, "The input's format: every selected channel filtered (caps unchanged)",
-         "same"},
-        {GST_CUDA_CONVOLVE_OUTPUT_CHANNELS,
-         "Grey in (GRAY8, GRAY16_LE), kernel n of a bank of 1, 3 or 4 written to component n (R, G, B, A): RGB/BGR "
-         "for 3, RGBA-family (RGBA64_LE from GRAY16_LE) for 4",
-         "channels"},
-        {GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL,
-         "Packed RGB in, GRAY8 out: sum of kernel c applied to colour channel c (kernels in R|G|B order, or one for "
-         "all three)",
-         "multi-channel"},
-        {0, nullptr, nullptr},
-    };
-    if (g_once_init_enter(&type)) {
-        GType t = g_enum_register_static("GstCudaConvolveOutput", values);
-        g_once_init_leave(&type, t);
-    }
-    return type;
-}
-
-GType planes_get_type() {
-    static GType type = 0;
-    static const GEnumValue values[] = {
-        {GST_CUDA_CONVOLVE_PLANES_LUMA, "Luma only; chroma planes are copied", "luma"},
-        {GST_CUDA_CONVOLVE_PLANES_ALL, "Every plane (luma and chroma)", "all"},
-        {0, nullptr, nullptr},
-    };
-    if (g_once_init_enter(&type)) {
-        GType t = g_enum_register_static("GstCudaConvolvePlanes", values);
-        g_once_init_leave(&type, t);
-    }
-    return type;
-}
-
 }  // namespace
 
 struct _GstCudaConvolve {
@@ -385,53 +350,49 @@ struct _GstCudaConvolve {
 G_DEFINE_TYPE(GstCudaConvolve, gst_cuda_convolve, GST_TYPE_CUDA_FILTER)
 GST_ELEMENT_REGISTER_DEFINE(cudaconvolve, "cudaconvolve", GST_RANK_NONE, GST_TYPE_CUDA_CONVOLVE)
 
-static ConvolveSettings copy_settings(GstCudaConvolve* self) {
-    GST_OBJECT_LOCK(self);
-    ConvolveSettings s = *self->settings;
-    GST_OBJECT_UNLOCK(self);
-    return s;
-}
+using ConvolveProperties = SettingsProperties<&_GstCudaConvolve::settings>;
 
-static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCudaFilter* filter, const WorkConfig& config) {
-    const ConvolveSettings s = copy_settings(GST_CUDA_CONVOLVE(filter));
+static ConvolveSettings copy_settings(GstCudaConvolve* self) { return ConvolveProperties::copy(self); }
+
+// The plans for the negotiated planes: output=same filters the selected planes (kernelWidth 0: copied); the other
+// output modes have one plane on each side (negotiated by transform_formats).
+static std::vector<cf::ConvolvePlan> make_plans(const ConvolveSettings& s, const WorkConfig& config) {
     const cf::ConvolveDesc desc = describe(s);
     if (s.output != GST_CUDA_CONVOLVE_OUTPUT_SAME) {
-        // Single-plane formats on both sides (negotiated by transform_formats).
         if (config.planes.size() != 1 || config.outPlanes.size() != 1)
             throw cf::InvalidArgument(s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS ? kChannelsAllowed
                                                                                      : kMultiChannelAllowed);
-        std::vector<cf::ConvolvePlan> plans(1);
-        plans[0] = s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS
-                       ? channelsPlan(desc, config.planes[0], config.outPlanes[0])
-                       : multiChannelPlan(desc, config.planes[0], config.outPlanes[0]);
-        if (plans[0].isIdentity()) {
-            GST_DEBUG_OBJECT(filter, "identity kernel: passthrough");
-            return nullptr;
-        }
-        GST_DEBUG_OBJECT(filter, "output=%s: %dx%d, %zu kernels, %d -> %d channels, %s",
-                         s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS ? "channels" : "multi-channel",
-                         plans[0].kernelWidth, plans[0].kernelHeight, plans[0].kernels.size(), plans[0].inputChannels,
-                         plans[0].outputChannels, cf::backendName(config.backend));
-        return std::make_shared<ConvolveWork>(std::move(plans), config.backend, config.slots);
+        return {s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS
+                    ? channelsPlan(desc, config.planes[0], config.outPlanes[0])
+                    : multiChannelPlan(desc, config.planes[0], config.outPlanes[0])};
     }
     std::vector<cf::ConvolvePlan> plans(config.planes.size());
-    bool identity = true;
     for (const PlaneLayout& plane : config.planes) {
         const bool filtered = !plane.yuv || plane.luma || s.planes == GST_CUDA_CONVOLVE_PLANES_ALL;
         if (!filtered || plane.colorMask == 0) continue;
         cf::ConvolveDesc planeDesc = desc;
         planeDesc.channelMask = plane.colorMask;
-        cf::ConvolvePlan& plan = plans[std::size_t(plane.plane)];
-        plan = cf::ConvolvePlan::make(planeDesc, plane.type, plane.channels);
-        identity = identity && plan.isIdentity();
+        plans[std::size_t(plane.plane)] = cf::ConvolvePlan::make(planeDesc, plane.type, plane.channels);
     }
-    if (identity) {
+    return plans;
+}
+
+static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCudaFilter* filter, const WorkConfig& config) {
+    const ConvolveSettings s = copy_settings(GST_CUDA_CONVOLVE(filter));
+    std::vector<cf::ConvolvePlan> plans = make_plans(s, config);
+    if (std::all_of(plans.begin(), plans.end(),
+                    [](const cf::ConvolvePlan& p) { return p.kernelWidth == 0 || p.isIdentity(); })) {
         GST_DEBUG_OBJECT(filter, "identity kernel: passthrough");
         return nullptr;
     }
-    GST_DEBUG_OBJECT(filter, "%dx%d kernel%s, %zu in the bank, %s", plans[0].kernelWidth, plans[0].kernelHeight,
-                     plans[0].separable ? " (separable)" : "", plans[0].kernels.size(),
-                     cf::backendName(config.backend));
+    if (auto* current = dynamic_cast<ConvolveWork*>(config.current.get()); current && current->retune(plans)) {
+        GST_DEBUG_OBJECT(filter, "new values applied in place");
+        return config.current;
+    }
+    const cf::ConvolvePlan& first = plans[0];
+    GST_DEBUG_OBJECT(filter, "%dx%d kernel%s, %zu in the bank, %d -> %d channels, %s", first.kernelWidth,
+                     first.kernelHeight, first.separable ? " (separable)" : "", first.kernels.size(),
+                     first.inputChannels, first.outputChannels, cf::backendName(config.backend));
     return std::make_shared<ConvolveWork>(std::move(plans), config.backend, config.slots);
 }
 
@@ -553,223 +514,119 @@ static GstCaps* gst_cuda_convolve_transform_formats(GstCudaFilter* filter, GstPa
     return result;
 }
 
-// Rejects a value that is invalid on its own, naming the property and what is allowed; the old value stays.
-static void reject(GstCudaConvolve* self, const char* property, const char* allowed, const char* why) {
-    GST_WARNING_OBJECT(self, "invalid value for property '%s': %s; %s. Keeping the previous value.", property, why,
-                       allowed);
-    g_warning("%s: invalid value for property '%s': %s; %s. Keeping the previous value.", GST_OBJECT_NAME(self),
-              property, why, allowed);
+// The kernel text on its own: parsed and validated as one 8-bit channel would take it.
+static std::string check_kernel_text(const GValue* value) {
+    const gchar* text = g_value_get_string(value);
+    if (!text || !*text) return {};
+    try {
+        cf::ConvolveDesc desc;
+        desc.kernels = cf::parseKernelText(text);
+        cf::ConvolvePlan::make(desc, cf::SampleType::U8, 1);
+    } catch (const cf::InvalidArgument& e) {
+        return e.what();
+    }
+    return {};
 }
 
-static void gst_cuda_convolve_set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec) {
-    auto* self = GST_CUDA_CONVOLVE(object);
-    if (prop_id == PROP_KERNEL) {
-        const gchar* text = g_value_get_string(value);
-        const std::string kernel = text ? text : "";
-        if (!kernel.empty()) {
-            try {
-                cf::ConvolveDesc desc;
-                desc.kernels = cf::parseKernelText(kernel);
-                cf::ConvolvePlan::make(desc, cf::SampleType::U8, 1);
-            } catch (const cf::InvalidArgument& e) {
-                reject(self, "kernel",
-                       "expected rows separated by ';', values by spaces or commas, kernels of a bank by '|', all "
-                       "kernels of one size up to 255x255 (e.g. \"1 2 1; 2 4 2; 1 2 1\"), or \"\" for the preset",
-                       e.what());
-                return;
-            }
-        }
-        GST_OBJECT_LOCK(self);
-        self->settings->kernel = kernel;
-        GST_OBJECT_UNLOCK(self);
-        gst_cuda_filter_settings_changed(GST_CUDA_FILTER(self));
-        return;
-    }
+static void gst_cuda_convolve_init(GstCudaConvolve* self) { ConvolveProperties::init(self); }
 
-    if (prop_id == PROP_OUTPUT) {
-        GST_OBJECT_LOCK(self);
-        const bool running = GST_STATE(self) > GST_STATE_READY || GST_STATE_PENDING(self) > GST_STATE_READY;
-        if (!running) self->settings->output = GstCudaConvolveOutput(g_value_get_enum(value));
-        GST_OBJECT_UNLOCK(self);
-        if (running) {
-            reject(self, "output", "it changes the caps and can be set in the NULL or READY state only",
-                   "the element is running");
-            return;
-        }
-        gst_cuda_filter_settings_changed(GST_CUDA_FILTER(self));
-        return;
-    }
-
-    GST_OBJECT_LOCK(self);
-    ConvolveSettings& s = *self->settings;
-    switch (prop_id) {
-    case PROP_PRESET:
-        s.preset = cf::Preset(g_value_get_enum(value));
-        break;
-    case PROP_SIZE:
-        s.size = g_value_get_int(value);
-        break;
-    case PROP_SIGMA:
-        s.sigma = g_value_get_double(value);
-        break;
-    case PROP_DIVISOR:
-        s.divisor = g_value_get_double(value);
-        break;
-    case PROP_BIAS:
-        s.bias = g_value_get_double(value);
-        break;
-    case PROP_ABSOLUTE:
-        s.absolute = g_value_get_boolean(value);
-        break;
-    case PROP_BORDER:
-        s.border = cf::Border(g_value_get_enum(value));
-        break;
-    case PROP_BORDER_VALUE:
-        s.borderValue = g_value_get_double(value);
-        break;
-    case PROP_COMBINE:
-        s.combine = cf::Combine(g_value_get_enum(value));
-        break;
-    case PROP_PLANES:
-        s.planes = GstCudaConvolvePlanes(g_value_get_enum(value));
-        break;
-    default:
-        GST_OBJECT_UNLOCK(self);
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-        return;
-    }
-    GST_OBJECT_UNLOCK(self);
-    gst_cuda_filter_settings_changed(GST_CUDA_FILTER(self));
+// The properties, each bound to its member of the settings.
+static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
+    /**
+     * GstCudaConvolve:kernel:
+     *
+     * Taps as text. Controllable: a string, so a GstController drives it through a control binding that sets
+     * strings (GStreamer's stock bindings set numbers, booleans and enums only); a value that does not parse is
+     * refused with a warning and the previous taps stay.
+     */
+    /**
+     * GstCudaConvolve:preset:
+     *
+     * Controllable: a GstDirectControlBinding maps control values 0 to 1 over the presets in their order.
+     */
+    ConvolveProperties::install(gobject_class, {
+        bind<&ConvolveSettings::kernel>(
+            g_param_spec_string("kernel", "Kernel",
+                                "Taps as text, used instead of the preset when set: rows separated by ';', values by "
+                                "spaces or commas, kernels of a bank by '|' (e.g. \"-1 0 1; -2 0 2; -1 0 1\"); "
+                                "correlation, anchor at the centre; up to 255x255; empty = use the preset",
+                                DEFAULT_KERNEL, kControllableFlags),
+            check_kernel_text,
+            "expected rows separated by ';', values by spaces or commas, kernels of a bank by '|', all kernels of "
+            "one size up to 255x255 (e.g. \"1 2 1; 2 4 2; 1 2 1\"), or \"\" for the preset"),
+        bind<&ConvolveSettings::preset>(
+            g_param_spec_enum("preset", "Preset", "Kernel used when no kernel text is set",
+                              gst_cuda_convolve_preset_get_type(), int(DEFAULT_PRESET), kControllableFlags)),
+        bind<&ConvolveSettings::size>(
+            g_param_spec_int("size", "Size",
+                             "Preset kernel size in pixels (box: any; gaussian: odd; sobel: 3, 5, 7; laplacian: 3, "
+                             "5; others: 3); 0 = the preset's default",
+                             0, cf::kMaxKernelSize, DEFAULT_SIZE, kControllableFlags)),
+        bind<&ConvolveSettings::sigma>(
+            g_param_spec_double("sigma", "Sigma",
+                                "Gaussian standard deviation in pixels; 0 = derived from the size as OpenCV does",
+                                0.0, 1000.0, DEFAULT_SIGMA, kControllableFlags)),
+        bind<&ConvolveSettings::divisor>(
+            g_param_spec_double("divisor", "Divisor",
+                                "Responses are divided by this; 0 = automatic (the preset's, or the sum of the taps, "
+                                "or 1 when they sum to 0)",
+                                -1e6, 1e6, DEFAULT_DIVISOR, kControllableFlags)),
+        bind<&ConvolveSettings::bias>(
+            g_param_spec_double("bias", "Bias",
+                                "Added to every result, in sample units (e.g. 128 to show signed 8-bit responses)",
+                                -65535.0, 65535.0, DEFAULT_BIAS, kControllableFlags)),
+        bind<&ConvolveSettings::absolute>(
+            g_param_spec_boolean("absolute", "Absolute",
+                                 "Output |result + bias| instead of clamping negative results to 0 (gradient "
+                                 "presets always do)",
+                                 DEFAULT_ABSOLUTE, kLiveFlags)),
+        bind<&ConvolveSettings::border>(
+            g_param_spec_enum("border", "Border",
+                              "How samples outside the frame are made up: replicate the edge sample (aaa|abcd|ddd), "
+                              "reflect including the edge (cba|abcd|dcb), reflect-101 around the edge sample "
+                              "(dcb|abcd|cba, OpenCV's default), constant (border-value), wrap to the opposite edge "
+                              "(bcd|abcd|abc)",
+                              gst_cuda_convolve_border_get_type(), int(DEFAULT_BORDER), kLiveFlags)),
+        bind<&ConvolveSettings::borderValue>(
+            g_param_spec_double("border-value", "Border value",
+                                "Sample value outside the frame with border=constant, in sample units (0-255 for "
+                                "8-bit, 0-65535 for 16-bit formats)",
+                                0.0, 65535.0, DEFAULT_BORDER_VALUE, kControllableFlags)),
+        bind<&ConvolveSettings::combine>(
+            g_param_spec_enum("combine", "Combine",
+                              "How the responses of a bank of kernels (kernel text with '|') become one sample: "
+                              "magnitude = sqrt(sum of squares), sum, max-abs = the largest absolute response",
+                              gst_cuda_convolve_combine_get_type(), int(DEFAULT_COMBINE), kLiveFlags)),
+        bind<&ConvolveSettings::planes>(
+            g_param_spec_enum("planes", "Planes",
+                              "YUV formats: filter the luma plane only (chroma copied) or every plane",
+                              gst_cuda_convolve_planes_get_type(), DEFAULT_PLANES, kLiveFlags)),
+        /**
+         * GstCudaConvolve:output:
+         *
+         * What the element writes. `same` (the default) keeps the caps; `channels` turns a grey frame and a bank of
+         * 1, 3 or 4 kernels into one output component per kernel (R, G, B, A: RGB or BGR for 3 kernels, RGBA-family
+         * for 4, RGBA64_LE from GRAY16_LE); `multi-channel` turns packed RGB into a GRAY8 response map, the sum over
+         * R, G and B of one kernel each (kernel text in R|G|B order, or one kernel for all three; alpha and padding
+         * unused). Only in the NULL and READY states.
+         */
+        bind<&ConvolveSettings::output>(
+            g_param_spec_enum("output", "Output",
+                              "same: caps unchanged; channels: GRAY8/GRAY16_LE in, kernel n of 1, 3 or 4 to "
+                              "component n (RGB/BGR or RGBA-family out; RGBA64_LE from GRAY16_LE); multi-channel: "
+                              "packed RGB in, GRAY8 out = sum of kernel c on colour channel c (kernels R|G|B, or one "
+                              "for all)",
+                              gst_cuda_convolve_output_get_type(), DEFAULT_OUTPUT, kReadyFlags),
+            nullptr, "it changes the caps and can be set in the NULL or READY state only"),
+    });
 }
-
-static void gst_cuda_convolve_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
-    auto* self = GST_CUDA_CONVOLVE(object);
-    GST_OBJECT_LOCK(self);
-    const ConvolveSettings& s = *self->settings;
-    switch (prop_id) {
-    case PROP_KERNEL:
-        g_value_set_string(value, s.kernel.c_str());
-        break;
-    case PROP_PRESET:
-        g_value_set_enum(value, int(s.preset));
-        break;
-    case PROP_SIZE:
-        g_value_set_int(value, s.size);
-        break;
-    case PROP_SIGMA:
-        g_value_set_double(value, s.sigma);
-        break;
-    case PROP_DIVISOR:
-        g_value_set_double(value, s.divisor);
-        break;
-    case PROP_BIAS:
-        g_value_set_double(value, s.bias);
-        break;
-    case PROP_ABSOLUTE:
-        g_value_set_boolean(value, s.absolute);
-        break;
-    case PROP_BORDER:
-        g_value_set_enum(value, int(s.border));
-        break;
-    case PROP_BORDER_VALUE:
-        g_value_set_double(value, s.borderValue);
-        break;
-    case PROP_COMBINE:
-        g_value_set_enum(value, int(s.combine));
-        break;
-    case PROP_PLANES:
-        g_value_set_enum(value, s.planes);
-        break;
-    case PROP_OUTPUT:
-        g_value_set_enum(value, s.output);
-        break;
-    default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-        break;
-    }
-    GST_OBJECT_UNLOCK(self);
-}
-
-static void gst_cuda_convolve_finalize(GObject* object) {
-    delete GST_CUDA_CONVOLVE(object)->settings;
-    G_OBJECT_CLASS(gst_cuda_convolve_parent_class)->finalize(object);
-}
-
-static void gst_cuda_convolve_init(GstCudaConvolve* self) { self->settings = new ConvolveSettings(); }
 
 static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {
-    GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+    GST_DEBUG_CATEGORY_INIT(gst_cuda_convolve_debug, "cudaconvolve", 0, "CUDA convolution");
+    gst_cuda_convolve_install_properties(G_OBJECT_CLASS(klass));
+
     GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
     GstCudaFilterClass* filter_class = GST_CUDA_FILTER_CLASS(klass);
-
-    GST_DEBUG_CATEGORY_INIT(gst_cuda_convolve_debug, "cudaconvolve", 0, "CUDA convolution");
-
-    gobject_class->set_property = gst_cuda_convolve_set_property;
-    gobject_class->get_property = gst_cuda_convolve_get_property;
-    gobject_class->finalize = gst_cuda_convolve_finalize;
-
-    g_object_class_install_property(gobject_class, PROP_KERNEL,
-        g_param_spec_string("kernel", "Kernel",
-                            "Taps as text, used instead of the preset when set: rows separated by ';', values by "
-                            "spaces or commas, kernels of a bank by '|' (e.g. \"-1 0 1; -2 0 2; -1 0 1\"); "
-                            "correlation, anchor at the centre; up to 255x255; empty = use the preset",
-                            DEFAULT_KERNEL, LIVE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_PRESET,
-        g_param_spec_enum("preset", "Preset", "Kernel used when no kernel text is set", preset_get_type(),
-                          int(DEFAULT_PRESET), LIVE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_SIZE,
-        g_param_spec_int("size", "Size",
-                         "Preset kernel size in pixels (box: any; gaussian: odd; sobel: 3, 5, 7; laplacian: 3, 5; "
-                         "others: 3); 0 = the preset's default",
-                         0, cf::kMaxKernelSize, DEFAULT_SIZE, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_SIGMA,
-        g_param_spec_double("sigma", "Sigma",
-                            "Gaussian standard deviation in pixels; 0 = derived from the size as OpenCV does",
-                            0.0, 1000.0, DEFAULT_SIGMA, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_DIVISOR,
-        g_param_spec_double("divisor", "Divisor",
-                            "Responses are divided by this; 0 = automatic (the preset's, or the sum of the taps, "
-                            "or 1 when they sum to 0)",
-                            -1e6, 1e6, DEFAULT_DIVISOR, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_BIAS,
-        g_param_spec_double("bias", "Bias",
-                            "Added to every result, in sample units (e.g. 128 to show signed 8-bit responses)",
-                            -65535.0, 65535.0, DEFAULT_BIAS, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_ABSOLUTE,
-        g_param_spec_boolean("absolute", "Absolute",
-                             "Output |result + bias| instead of clamping negative results to 0 (gradient presets "
-                             "always do)",
-                             DEFAULT_ABSOLUTE, LIVE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_BORDER,
-        g_param_spec_enum("border", "Border", "How samples outside the frame are made up", border_get_type(),
-                          int(DEFAULT_BORDER), LIVE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_BORDER_VALUE,
-        g_param_spec_double("border-value", "Border value",
-                            "Sample value outside the frame with border=constant, in sample units (0-255 for 8-bit, "
-                            "0-65535 for 16-bit formats)",
-                            0.0, 65535.0, DEFAULT_BORDER_VALUE, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_COMBINE,
-        g_param_spec_enum("combine", "Combine", "How the responses of a bank of kernels (kernel text with '|') "
-                          "become one sample", combine_get_type(), int(DEFAULT_COMBINE), LIVE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_PLANES,
-        g_param_spec_enum("planes", "Planes", "YUV formats: filter the luma plane only or every plane",
-                          planes_get_type(), DEFAULT_PLANES, LIVE_FLAGS));
-    /**
-     * GstCudaConvolve:output:
-     *
-     * What the element writes. `same` (the default) keeps the caps; `channels` turns a grey frame and a bank of
-     * 1, 3 or 4 kernels into one output component per kernel (R, G, B, A: RGB or BGR for 3 kernels, RGBA-family
-     * for 4, RGBA64_LE from GRAY16_LE); `multi-channel` turns packed RGB into a GRAY8 response map, the sum over
-     * R, G and B of one kernel each (kernel text in R|G|B order, or one kernel for all three; alpha and padding
-     * unused). Only in the NULL and READY states.
-     */
-    g_object_class_install_property(gobject_class, PROP_OUTPUT,
-        g_param_spec_enum("output", "Output",
-                          "same: caps unchanged; channels: GRAY8/GRAY16_LE in, kernel n of 1, 3 or 4 to component n "
-                          "(RGB/BGR or RGBA-family out; RGBA64_LE from GRAY16_LE); multi-channel: packed RGB in, "
-                          "GRAY8 out = sum of kernel c on colour channel c (kernels R|G|B, or one for all)",
-                          output_get_type(), DEFAULT_OUTPUT,
-                          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
 
     gst_element_class_set_static_metadata(element_class, "CUDA convolution", "Filter/Effect/Video",
         "Convolves video frames with a preset or custom kernel (or a bank of kernels) on a CUDA GPU, or the CPU",
@@ -785,9 +642,8 @@ static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {
     gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, srcCaps));
     gst_caps_unref(srcCaps);
 
-    gst_type_mark_as_plugin_api(preset_get_type(), GstPluginAPIFlags(0));
-    gst_type_mark_as_plugin_api(border_get_type(), GstPluginAPIFlags(0));
-    gst_type_mark_as_plugin_api(combine_get_type(), GstPluginAPIFlags(0));
-    gst_type_mark_as_plugin_api(planes_get_type(), GstPluginAPIFlags(0));
-    gst_type_mark_as_plugin_api(output_get_type(), GstPluginAPIFlags(0));
+    for (GType type : {gst_cuda_convolve_preset_get_type(), gst_cuda_convolve_border_get_type(),
+                       gst_cuda_convolve_combine_get_type(), gst_cuda_convolve_planes_get_type(),
+                       gst_cuda_convolve_output_get_type()})
+        gst_type_mark_as_plugin_api(type, GstPluginAPIFlags(0));
 }

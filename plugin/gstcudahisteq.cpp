@@ -27,6 +27,7 @@
  * Since: 0.1
  */
 #include "gstcudahisteq.h"
+#include "settingsproperties.h"
 
 #include <cudafilters/error.hpp>
 #include <cudafilters/histeq.hpp>
@@ -41,16 +42,23 @@ GST_DEBUG_CATEGORY_STATIC(gst_cuda_histeq_debug);
 using namespace gstcudafilters;
 namespace cf = cudafilters;
 
-enum {
-    PROP_0,
-    PROP_MODE,
-    PROP_CLIP_LIMIT,
-    PROP_TILES_X,
-    PROP_TILES_Y,
-    PROP_SMOOTHING,
-    PROP_COLOR_MODE,
-    PROP_POST_MESSAGES,
-};
+// The engine's enums as GEnum values (the settings keep the engine's types).
+typedef enum {
+    GST_CUDA_HISTEQ_MODE_GLOBAL = int(cf::EqualizeMode::Global),
+    GST_CUDA_HISTEQ_MODE_CLAHE = int(cf::EqualizeMode::Clahe),
+} GstCudaHistEqMode;
+
+typedef enum {
+    GST_CUDA_HISTEQ_COLOR_MODE_LUMA = int(cf::ColorMode::Luma),
+    GST_CUDA_HISTEQ_COLOR_MODE_PER_CHANNEL = int(cf::ColorMode::PerChannel),
+} GstCudaHistEqColorMode;
+
+G_DEFINE_ENUM_TYPE(GstCudaHistEqMode, gst_cuda_histeq_mode,
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_HISTEQ_MODE_GLOBAL, "global"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_HISTEQ_MODE_CLAHE, "clahe"))
+G_DEFINE_ENUM_TYPE(GstCudaHistEqColorMode, gst_cuda_histeq_color_mode,
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_HISTEQ_COLOR_MODE_LUMA, "luma"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_HISTEQ_COLOR_MODE_PER_CHANNEL, "per-channel"))
 
 #define DEFAULT_MODE cf::EqualizeMode::Global
 #define DEFAULT_CLIP_LIMIT 2.0
@@ -59,9 +67,6 @@ enum {
 #define MAX_SMOOTHING 0.999
 #define DEFAULT_COLOR_MODE cf::ColorMode::Luma
 #define DEFAULT_POST_MESSAGES FALSE
-
-#define LIVE_FLAGS GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
-#define CONTROLLABLE_FLAGS GParamFlags(LIVE_FLAGS | GST_PARAM_CONTROLLABLE)
 
 namespace {
 
@@ -92,6 +97,10 @@ class HistEqWork final : public FilterWork {
 public:
     HistEqWork(std::unique_ptr<cf::Equalizer> equalizer, int plane, int slots)
         : equalizer_(std::move(equalizer)), plane_(plane), frameOfSlot_(std::size_t(slots), 0) {}
+
+    // Takes a plan of the same shape for the same plane in place, the temporal state kept; false: a new work is
+    // needed (the Equalizer's retune changes all or nothing).
+    bool retune(const cf::EqualizePlan& plan, int plane) { return plane == plane_ && equalizer_->retune(plan); }
 
     bool writesPlane(int plane) const override { return plane == plane_; }
 
@@ -143,35 +152,6 @@ private:
     std::vector<std::uint64_t> frameOfSlot_;
 };
 
-GType mode_get_type() {
-    static GType type = 0;
-    static const GEnumValue values[] = {
-        {int(cf::EqualizeMode::Global), "One histogram over the frame (as OpenCV equalizeHist)", "global"},
-        {int(cf::EqualizeMode::Clahe), "Contrast-limited adaptive equalization over tiles (as OpenCV CLAHE)", "clahe"},
-        {0, nullptr, nullptr},
-    };
-    if (g_once_init_enter(&type)) {
-        GType t = g_enum_register_static("GstCudaHistEqMode", values);
-        g_once_init_leave(&type, t);
-    }
-    return type;
-}
-
-GType color_mode_get_type() {
-    static GType type = 0;
-    static const GEnumValue values[] = {
-        {int(cf::ColorMode::Luma), "Equalize luma (Y of YUV formats; BT.601 Y of RGB formats), keep colour", "luma"},
-        {int(cf::ColorMode::PerChannel), "RGB formats: equalize R, G and B independently (YUV formats: Y)",
-         "per-channel"},
-        {0, nullptr, nullptr},
-    };
-    if (g_once_init_enter(&type)) {
-        GType t = g_enum_register_static("GstCudaHistEqColorMode", values);
-        g_once_init_leave(&type, t);
-    }
-    return type;
-}
-
 }  // namespace
 
 struct _GstCudaHistEq {
@@ -182,12 +162,11 @@ struct _GstCudaHistEq {
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_histeq, GST_TYPE_CUDA_FILTER)
 GST_ELEMENT_REGISTER_DEFINE(cudahisteq, "cudahisteq", GST_RANK_NONE, GST_TYPE_CUDA_HISTEQ)
 
-static HistEqSettings copy_settings(GstCudaHistEq* self) {
-    GST_OBJECT_LOCK(self);
-    HistEqSettings s = *self->settings;
-    GST_OBJECT_UNLOCK(self);
-    return s;
-}
+using HistEqProperties = SettingsProperties<&_GstCudaHistEq::settings>;
+
+static void gst_cuda_histeq_init(GstCudaHistEq* self) { HistEqProperties::init(self); }
+
+static HistEqSettings copy_settings(GstCudaHistEq* self) { return HistEqProperties::copy(self); }
 
 static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCudaFilter* filter, const WorkConfig& config) {
     const HistEqSettings s = copy_settings(GST_CUDA_HISTEQ(filter));
@@ -206,6 +185,11 @@ static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCudaFilter* filt
     }
     // YUV planes: Y alone is a 1-channel view of plane 0 only when the plane holds nothing else.
     cf::EqualizePlan plan = cf::EqualizePlan::make(desc, plane.type, channels, order);
+    if (auto* current = dynamic_cast<HistEqWork*>(config.current.get());
+        current && current->retune(plan, plane.plane)) {
+        GST_DEBUG_OBJECT(filter, "new values applied in place");
+        return config.current;
+    }
     GST_DEBUG_OBJECT(filter, "%s equalization, %d channel(s), %s", cf::equalizeModeName(plan.mode), channels,
                      cf::backendName(config.backend));
     return std::make_shared<HistEqWork>(cf::makeEqualizer(std::move(plan), config.backend), plane.plane,
@@ -217,123 +201,53 @@ static void gst_cuda_histeq_check_settings(GstCudaFilter* filter) {
     cf::EqualizePlan::make(describe(s), cf::SampleType::U8, 1);
 }
 
-static void gst_cuda_histeq_set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec) {
-    auto* self = GST_CUDA_HISTEQ(object);
-    GST_OBJECT_LOCK(self);
-    HistEqSettings& s = *self->settings;
-    switch (prop_id) {
-    case PROP_MODE:
-        s.mode = cf::EqualizeMode(g_value_get_enum(value));
-        break;
-    case PROP_CLIP_LIMIT:
-        s.clipLimit = g_value_get_double(value);
-        break;
-    case PROP_TILES_X:
-        s.tilesX = g_value_get_int(value);
-        break;
-    case PROP_TILES_Y:
-        s.tilesY = g_value_get_int(value);
-        break;
-    case PROP_SMOOTHING:
-        s.smoothing = g_value_get_double(value);
-        break;
-    case PROP_COLOR_MODE:
-        s.colorMode = cf::ColorMode(g_value_get_enum(value));
-        break;
-    case PROP_POST_MESSAGES:
-        s.postMessages = g_value_get_boolean(value);
-        break;
-    default:
-        GST_OBJECT_UNLOCK(self);
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-        return;
-    }
-    GST_OBJECT_UNLOCK(self);
-    gst_cuda_filter_settings_changed(GST_CUDA_FILTER(self));
+// The properties, each bound to its member of the settings.
+static void gst_cuda_histeq_install_properties(GObjectClass* gobject_class) {
+    HistEqProperties::install(gobject_class, {
+        bind<&HistEqSettings::mode>(
+            g_param_spec_enum("mode", "Mode",
+                              "global: one histogram over the frame (as OpenCV equalizeHist); clahe: "
+                              "contrast-limited adaptive equalization over tiles (as OpenCV CLAHE)",
+                              gst_cuda_histeq_mode_get_type(), int(DEFAULT_MODE), kLiveFlags)),
+        bind<&HistEqSettings::clipLimit>(
+            g_param_spec_double("clip-limit", "Clip limit",
+                                "CLAHE: histogram bins are clipped at clip-limit x (tile pixels / 256), as OpenCV; "
+                                "0 = no clipping (plain adaptive equalization)",
+                                0.0, 1000.0, DEFAULT_CLIP_LIMIT, kControllableFlags)),
+        bind<&HistEqSettings::tilesX>(
+            g_param_spec_int("tiles-x", "Tiles X",
+                             "CLAHE: columns of the tile grid, 1 to 256 (at most the frame width in pixels; 16-bit "
+                             "formats: tiles-x x tiles-y at most 256)",
+                             1, cf::kMaxTiles, DEFAULT_TILES, kControllableFlags)),
+        bind<&HistEqSettings::tilesY>(
+            g_param_spec_int("tiles-y", "Tiles Y",
+                             "CLAHE: rows of the tile grid, 1 to 256 (at most the frame height in pixels; 16-bit "
+                             "formats: tiles-x x tiles-y at most 256)",
+                             1, cf::kMaxTiles, DEFAULT_TILES, kControllableFlags)),
+        bind<&HistEqSettings::smoothing>(
+            g_param_spec_double("smoothing", "Temporal smoothing",
+                                "Weight of the past in the exponential moving average of histograms, 0 (each frame "
+                                "on its own) to 0.999 (very slow adaptation)",
+                                0.0, MAX_SMOOTHING, DEFAULT_SMOOTHING, kControllableFlags)),
+        bind<&HistEqSettings::colorMode>(
+            g_param_spec_enum("color-mode", "Colour mode",
+                              "RGB formats: luma equalizes the BT.601 Y and keeps colour, per-channel equalizes R, G "
+                              "and B independently (YUV formats always equalize Y)",
+                              gst_cuda_histeq_color_mode_get_type(), int(DEFAULT_COLOR_MODE), kLiveFlags)),
+        bind<&HistEqSettings::postMessages>(
+            g_param_spec_boolean("post-messages", "Post messages",
+                                 "Post an element message 'cudahisteq' per frame with its histogram, mean, min and "
+                                 "max",
+                                 DEFAULT_POST_MESSAGES, kLiveFlags)),
+    });
 }
-
-static void gst_cuda_histeq_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
-    auto* self = GST_CUDA_HISTEQ(object);
-    GST_OBJECT_LOCK(self);
-    const HistEqSettings& s = *self->settings;
-    switch (prop_id) {
-    case PROP_MODE:
-        g_value_set_enum(value, int(s.mode));
-        break;
-    case PROP_CLIP_LIMIT:
-        g_value_set_double(value, s.clipLimit);
-        break;
-    case PROP_TILES_X:
-        g_value_set_int(value, s.tilesX);
-        break;
-    case PROP_TILES_Y:
-        g_value_set_int(value, s.tilesY);
-        break;
-    case PROP_SMOOTHING:
-        g_value_set_double(value, s.smoothing);
-        break;
-    case PROP_COLOR_MODE:
-        g_value_set_enum(value, int(s.colorMode));
-        break;
-    case PROP_POST_MESSAGES:
-        g_value_set_boolean(value, s.postMessages);
-        break;
-    default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-        break;
-    }
-    GST_OBJECT_UNLOCK(self);
-}
-
-static void gst_cuda_histeq_finalize(GObject* object) {
-    delete GST_CUDA_HISTEQ(object)->settings;
-    G_OBJECT_CLASS(gst_cuda_histeq_parent_class)->finalize(object);
-}
-
-static void gst_cuda_histeq_init(GstCudaHistEq* self) { self->settings = new HistEqSettings(); }
 
 static void gst_cuda_histeq_class_init(GstCudaHistEqClass* klass) {
-    GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+    GST_DEBUG_CATEGORY_INIT(gst_cuda_histeq_debug, "cudahisteq", 0, "CUDA histogram equalization");
+    gst_cuda_histeq_install_properties(G_OBJECT_CLASS(klass));
+
     GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
     GstCudaFilterClass* filter_class = GST_CUDA_FILTER_CLASS(klass);
-
-    GST_DEBUG_CATEGORY_INIT(gst_cuda_histeq_debug, "cudahisteq", 0, "CUDA histogram equalization");
-
-    gobject_class->set_property = gst_cuda_histeq_set_property;
-    gobject_class->get_property = gst_cuda_histeq_get_property;
-    gobject_class->finalize = gst_cuda_histeq_finalize;
-
-    g_object_class_install_property(gobject_class, PROP_MODE,
-        g_param_spec_enum("mode", "Mode", "Global equalization or CLAHE", mode_get_type(), int(DEFAULT_MODE),
-                          LIVE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_CLIP_LIMIT,
-        g_param_spec_double("clip-limit", "Clip limit",
-                            "CLAHE: histogram bins are clipped at clip-limit x (tile pixels / 256), as OpenCV; "
-                            "0 = no clipping (plain adaptive equalization)",
-                            0.0, 1000.0, DEFAULT_CLIP_LIMIT, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_TILES_X,
-        g_param_spec_int("tiles-x", "Tiles X",
-                         "CLAHE: columns of the tile grid, 1 to 256 (at most the frame width in pixels; 16-bit formats: "
-                         "tiles-x x tiles-y at most 256)", 1,
-                         cf::kMaxTiles, DEFAULT_TILES, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_TILES_Y,
-        g_param_spec_int("tiles-y", "Tiles Y",
-                         "CLAHE: rows of the tile grid, 1 to 256 (at most the frame height in pixels; 16-bit formats: "
-                         "tiles-x x tiles-y at most 256)", 1,
-                         cf::kMaxTiles, DEFAULT_TILES, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_SMOOTHING,
-        g_param_spec_double("smoothing", "Temporal smoothing",
-                            "Weight of the past in the exponential moving average of histograms, 0 (each frame on "
-                            "its own) to 0.999 (very slow adaptation)",
-                            0.0, MAX_SMOOTHING, DEFAULT_SMOOTHING, CONTROLLABLE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_COLOR_MODE,
-        g_param_spec_enum("color-mode", "Colour mode",
-                          "RGB formats: equalize luma or each colour channel (YUV formats always equalize Y)",
-                          color_mode_get_type(), int(DEFAULT_COLOR_MODE), LIVE_FLAGS));
-    g_object_class_install_property(gobject_class, PROP_POST_MESSAGES,
-        g_param_spec_boolean("post-messages", "Post messages",
-                             "Post an element message 'cudahisteq' per frame with its histogram, mean, min and max",
-                             DEFAULT_POST_MESSAGES, LIVE_FLAGS));
 
     gst_element_class_set_static_metadata(element_class, "CUDA histogram equalization", "Filter/Effect/Video",
         "Equalizes the histogram of video frames (global or CLAHE, with temporal smoothing) on a CUDA GPU, or the CPU",
@@ -342,6 +256,6 @@ static void gst_cuda_histeq_class_init(GstCudaHistEqClass* klass) {
     filter_class->make_work = gst_cuda_histeq_make_work;
     filter_class->check_settings = gst_cuda_histeq_check_settings;
 
-    gst_type_mark_as_plugin_api(mode_get_type(), GstPluginAPIFlags(0));
-    gst_type_mark_as_plugin_api(color_mode_get_type(), GstPluginAPIFlags(0));
+    gst_type_mark_as_plugin_api(gst_cuda_histeq_mode_get_type(), GstPluginAPIFlags(0));
+    gst_type_mark_as_plugin_api(gst_cuda_histeq_color_mode_get_type(), GstPluginAPIFlags(0));
 }
