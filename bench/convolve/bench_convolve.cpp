@@ -302,12 +302,13 @@ int main(int argc, char** argv) {
 
         for (int k : ks) {
             auto run = [&](const std::string& path, ConvolvePlan plan, std::vector<Plane>& in,
-                           std::vector<std::vector<std::uint8_t>>& hosts, Plane& out) -> Row& {
+                           std::vector<std::vector<std::uint8_t>>& hosts, Plane& out,
+                           const cuda_detail::KernelVariants& variants = {}) -> Row& {
                 Row r;
                 r.path = path;
                 r.size = sizeName;
                 r.k = k;
-                auto conv = makeCudaConvolver(plan);
+                auto conv = cuda_detail::makeCudaConvolver(plan, variants);
                 r.status = verify(plan, [&](int f) { conv->process(in[f].view, out.view, s); }, hosts, out, s);
                 if (!r.status.empty()) failed = true;
                 r.ours = medianMicros([&](int f) { conv->process(in[f].view, out.view, s); }, int(in.size()), opt, s);
@@ -325,12 +326,11 @@ int main(int argc, char** argv) {
             const ConvolvePlan directPlan = ConvolvePlan::make(d, SampleType::U8, 1);
             // K = 3: the tiled kernel (variant -1) and the barrier-free one (0) at every size, then the default.
             if (k == 3) {
-                const int keep = cuda_detail::smallDirectVariant();
                 for (int v = -1; v <= 0; ++v) {
-                    cuda_detail::setSmallDirectVariant(v);
-                    run("direct variant " + std::to_string(v), directPlan, gray, grayHost, grayOut);
+                    cuda_detail::KernelVariants variants;
+                    variants.smallDirect = v;
+                    run("direct variant " + std::to_string(v), directPlan, gray, grayHost, grayOut, variants);
                 }
-                cuda_detail::setSmallDirectVariant(keep);
             }
             Row& direct = run("direct", directPlan, gray, grayHost, grayOut);
 #ifdef CUDAFILTERS_HAVE_NPP
@@ -348,12 +348,11 @@ int main(int argc, char** argv) {
             g.border = Border::Replicate;
             ConvolvePlan sepPlan = ConvolvePlan::make(g, SampleType::U8, 1);
             if (k >= 15) {
-                const int keep = cuda_detail::separableVariant();
-                for (int v = 0; v < cuda_detail::separableVariants(); ++v) {
-                    cuda_detail::setSeparableVariant(v);
-                    run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut);
+                for (int v = 0; v < cuda_detail::kSeparableVariants; ++v) {
+                    cuda_detail::KernelVariants variants;
+                    variants.separable = v;
+                    run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);
                 }
-                cuda_detail::setSeparableVariant(keep);
             }
             Row& sep = run("separable", sepPlan, gray, grayHost, grayOut);
             ConvolvePlan forced = sepPlan;

@@ -289,4 +289,11 @@ void rebuildFrame(const EqualizePlan& plan, const ImageView& src, const std::vec
         }
 }
 
+Retune retuneKind(const EqualizePlan& current, const EqualizePlan& next, int tileCapacity) {
+    if (!current.sameShape(next) || next.tiles() > tileCapacity) return Retune::Refused;
+    const bool newGrid =
+        current.mode == EqualizeMode::Clahe && (current.tilesX != next.tilesX || current.tilesY != next.tilesY);
+    return newGrid ? Retune::ResetState : Retune::KeepState;
+}
+
 }  // namespace cudafilters::core

@@ -69,4 +69,10 @@ void extractPlanes(const EqualizePlan& plan, const ImageView& src, std::vector<s
 void rebuildFrame(const EqualizePlan& plan, const ImageView& src, const std::vector<std::vector<std::uint16_t>>& planes,
                   const ImageView& dst);
 
+// What Equalizer::retune does with `next` in place of `current` for an equalizer whose tables hold `tileCapacity`
+// tiles: refuse it, take it keeping the temporal state, or take it restarting the state (a CLAHE grid of other
+// dimensions).
+enum class Retune { Refused, KeepState, ResetState };
+Retune retuneKind(const EqualizePlan& current, const EqualizePlan& next, int tileCapacity);
+
 }  // namespace cudafilters::core

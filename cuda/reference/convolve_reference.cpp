@@ -40,6 +40,12 @@ public:
                     writeSample(dst, x, y, o, out[(std::size_t(y) * src.width + x) * outChannels + o]);
     }
 
+    bool retune(const ConvolvePlan& plan) override {
+        if (!plan_.sameShape(plan)) return false;
+        plan_ = plan;
+        return true;
+    }
+
 private:
     double response(const ImageView& src, const Kernel2D& k, int x, int y, int c) const {
         const int ax = k.width / 2, ay = k.height / 2;

@@ -13,7 +13,7 @@ namespace {
 
 class ReferenceEqualizer final : public Equalizer {
 public:
-    explicit ReferenceEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)) {}
+    explicit ReferenceEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)), tileCapacity_(plan_.tiles()) {}
 
     void process(const ImageView& src, const ImageView& dst, GpuStream) override {
         validateImages(plan_, src, dst);
@@ -28,6 +28,14 @@ public:
         ++frames_;
     }
     void reset() override { state_.valid = false; }
+    // The state and scratch vectors were sized for at most tileCapacity_ tiles: a smaller grid reuses them.
+    bool retune(const EqualizePlan& plan) override {
+        const Retune kind = retuneKind(plan_, plan, tileCapacity_);
+        if (kind == Retune::Refused) return false;
+        if (kind == Retune::ResetState) state_.valid = false;
+        plan_ = plan;
+        return true;
+    }
     std::uint64_t frameCount() const override { return frames_; }
     bool statistics(FrameStatistics& out, std::uint64_t frame) const override {
         if (!plan_.statistics || frame >= frames_ || frames_ - frame > std::uint64_t(kStatisticsDepth)) return false;
@@ -36,6 +44,7 @@ public:
     }
 
 private:
+    int tileCapacity_;
     std::vector<std::vector<std::uint16_t>> planes_;
     SmoothingState state_;
     FrameScratch scratch_;

@@ -478,14 +478,13 @@ TEST_P(SmallDirectKernel, MatchesReference) {
     src.upload(input);
     dst.poisonRows();
     const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-    const int keep = cuda_detail::smallDirectVariant();
-    cuda_detail::setSmallDirectVariant(c.variant);
-    EXPECT_TRUE(cuda_detail::smallDirectApplies(c.k, 1, frame));
-    cuda_detail::setSmallDirectVariant(1);
-    EXPECT_EQ(cuda_detail::smallDirectApplies(c.k, 1, frame), c.width * c.height >= 4000000);
-    cuda_detail::setSmallDirectVariant(c.variant);
-    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr);
-    cuda_detail::setSmallDirectVariant(keep);
+    cuda_detail::KernelVariants variants;
+    variants.smallDirect = c.variant;
+    EXPECT_TRUE(cuda_detail::smallDirectApplies(c.k, 1, frame, variants.smallDirect));
+    EXPECT_EQ(cuda_detail::smallDirectApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.smallDirect),
+              c.width * c.height >= 4000000);
+    EXPECT_FALSE(cuda_detail::smallDirectApplies(c.k, 1, frame, -1));
+    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     EXPECT_TRUE(src.paddingIntact());
     EXPECT_TRUE(dst.paddingIntact());
@@ -502,8 +501,7 @@ INSTANTIATE_TEST_SUITE_P(Sweep, SmallDirectKernel, ::testing::ValuesIn(smallCase
 TEST(SeparableVariants, TallTilesMatchReference) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
-    const int keep = cuda_detail::separableVariant();
-    for (int v = 0; v < cuda_detail::separableVariants(); ++v)
+    for (int v = 0; v < cuda_detail::kSeparableVariants; ++v)
         for (int k : {15, 31})
             for (auto [w, h, ch, b] : {std::tuple{385, 289, 1, Border::Replicate}, {200, 150, 1, Border::Reflect},
                                        {7, 3, 1, Border::Constant}, {130, 70, 4, Border::Wrap},
@@ -520,10 +518,10 @@ TEST(SeparableVariants, TallTilesMatchReference) {
                 DevicePlane dst(w, h, ch, SampleType::U8, false);
                 src.upload(input);
                 dst.poisonRows();
-                cuda_detail::setSeparableVariant(v);
+                cuda_detail::KernelVariants variants;
+                variants.separable = v;
                 cuda_detail::launchSeparable(SampleType::U8, k, cuda_detail::makeFrame(plan, src.view, dst.view),
-                                             plan.row.data(), plan.column.data(), nullptr);
-                cuda_detail::setSeparableVariant(keep);
+                                             plan.row.data(), plan.column.data(), nullptr, variants);
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
                 EXPECT_TRUE(dst.paddingIntact());
                 const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
@@ -683,5 +681,226 @@ TEST(CudaConvolver, RejectsOverlappingImages) {
         const Difference d = compareImages(out, runBackend(Backend::Reference, plan, input));
         EXPECT_LE(d.maxAbs, 1) << describe(d);
     }
+#endif
+}
+
+// A variant asked of the convolver itself: the barrier-free K = 3 kernel on a small frame, and the tiled kernel only.
+TEST(CudaConvolver, VariantsChosenPerInstance) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const ConvolvePlan plan =
+        ConvolvePlan::make(kernelDesc(randomKernel(3, 3, 5, true), Border::Replicate, 16), SampleType::U8, 1);
+    HostImage src(385, 289, 1, SampleType::U8);
+    src.fillRandom(77);
+    const HostImage expected = runBackend(Backend::Reference, plan, src);
+    for (int v : {-1, 0, 1}) {
+        cuda_detail::KernelVariants variants;
+        variants.smallDirect = v;
+        const Difference d = compareImages(runCuda(*cuda_detail::makeCudaConvolver(plan, variants), src), expected);
+        EXPECT_EQ(d.differing, 0) << "variant " << v << ": " << describe(d);
+    }
+#endif
+}
+
+namespace {
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+void expectSamePlanValues(const ConvolvePlan& actual, const ConvolvePlan& expected) {
+    ASSERT_EQ(actual.kernels.size(), expected.kernels.size());
+    for (std::size_t i = 0; i < expected.kernels.size(); ++i) EXPECT_EQ(actual.kernels[i].taps, expected.kernels[i].taps);
+    EXPECT_EQ(actual.row, expected.row);
+    EXPECT_EQ(actual.column, expected.column);
+    EXPECT_EQ(actual.bias, expected.bias);
+    EXPECT_EQ(actual.absolute, expected.absolute);
+    EXPECT_EQ(actual.borderValue, expected.borderValue);
+}
+
+ConvolveDesc valuesDesc(std::vector<Kernel2D> kernels, double divisor, double bias, bool absolute, double borderValue) {
+    ConvolveDesc d;
+    d.kernels = std::move(kernels);
+    d.border = Border::Constant;
+    d.divisor = divisor;
+    d.bias = bias;
+    d.absolute = absolute;
+    d.borderValue = borderValue;
+    d.combine = Combine::Magnitude;
+    return d;
+}
+#endif
+
+}  // namespace
+
+// Values of the same shape on the direct and separable paths: taken, and the output is bit-identical to a CUDA
+// convolver made with the new plan (and within 1 of the reference).
+TEST(CudaConvolverRetune, DirectAndSeparableTakeNewValues) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    HostImage src(385, 289, 1, SampleType::U8);
+    src.fillRandom(12);
+    const std::pair<ConvolvePlan, ConvolvePlan> pairs[] = {
+        {ConvolvePlan::make(valuesDesc({randomKernel(5, 5, 1, true), randomKernel(5, 5, 2, true)}, 8, 0, false, 10),
+                            SampleType::U8, 1),
+         ConvolvePlan::make(valuesDesc({randomKernel(5, 5, 3, false), randomKernel(5, 5, 4, true)}, 0, 40, true, 250),
+                            SampleType::U8, 1)},
+        {ConvolvePlan::make(presetDesc(Preset::Gaussian, 15, 2.0), SampleType::U8, 1),
+         ConvolvePlan::make(presetDesc(Preset::Gaussian, 15, 5.0), SampleType::U8, 1)},
+    };
+    for (const auto& [a, b] : pairs) {
+        ASSERT_EQ(cudaPath(a), cudaPath(b));
+        auto conv = makeCudaConvolver(a);
+        const HostImage before = runCuda(*conv, src);
+        ASSERT_TRUE(conv->retune(b)) << cudaPath(a);
+        expectSamePlanValues(conv->plan(), b);
+        const HostImage after = runCuda(*conv, src);
+        const Difference fresh = compareImages(after, runCuda(b, src));
+        EXPECT_EQ(fresh.differing, 0) << cudaPath(a) << ": " << describe(fresh);
+        const Difference ref = compareImages(after, runBackend(Backend::Reference, b, src));
+        EXPECT_LE(ref.maxAbs, 1) << cudaPath(a) << ": " << describe(ref);
+        EXPECT_GT(compareImages(before, after).differing, 0) << cudaPath(a) << ": the new values changed nothing";
+    }
+#endif
+}
+
+// The generic path reads its taps from device memory: new taps are refused (nothing changes), new bias, |x| and
+// border value with the same taps are taken.
+TEST(CudaConvolverRetune, GenericPathTakesValuesButNotTaps) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    HostImage src(130, 70, 1, SampleType::U8);
+    src.fillRandom(4);
+    const Kernel2D k11 = randomKernel(11, 11, 9, true);
+    const ConvolvePlan a = ConvolvePlan::make(valuesDesc({k11}, 64, 0, false, 0), SampleType::U8, 1);
+    ASSERT_EQ(cudaPath(a), "generic");
+    auto conv = makeCudaConvolver(a);
+    const ConvolvePlan otherTaps =
+        ConvolvePlan::make(valuesDesc({randomKernel(11, 11, 10, true)}, 64, 0, false, 0), SampleType::U8, 1);
+    EXPECT_FALSE(conv->retune(otherTaps));
+    expectSamePlanValues(conv->plan(), a);
+    Difference d = compareImages(runCuda(*conv, src), runBackend(Backend::Reference, a, src));
+    EXPECT_EQ(d.differing, 0) << describe(d);
+
+    const ConvolvePlan b = ConvolvePlan::make(valuesDesc({k11}, 64, 100, true, 180), SampleType::U8, 1);
+    ASSERT_TRUE(conv->retune(b));
+    expectSamePlanValues(conv->plan(), b);
+    d = compareImages(runCuda(*conv, src), runBackend(Backend::Reference, b, src));
+    EXPECT_EQ(d.differing, 0) << describe(d);
+#endif
+}
+
+// Another path (identity copy → direct), kernel size, border, separability: refused, plan and output unchanged.
+TEST(CudaConvolverRetune, OtherShapesAreRefused) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    HostImage src(64, 48, 1, SampleType::U8);
+    src.fillRandom(8);
+    // 3 x 3 identity and box: both rank 1, so of one shape, but the identity takes the copy path.
+    const ConvolvePlan identity = ConvolvePlan::make(
+        kernelDesc(Kernel2D{3, 3, {0, 0, 0, 0, 1, 0, 0, 0, 0}}, Border::Reflect101, 1), SampleType::U8, 1);
+    const ConvolvePlan box =
+        ConvolvePlan::make(kernelDesc(Kernel2D{3, 3, std::vector<float>(9, 1.f)}, Border::Reflect101, 9),
+                           SampleType::U8, 1);
+    ASSERT_EQ(cudaPath(identity), "copy");
+    EXPECT_TRUE(box.sameShape(identity));
+    auto copy = makeCudaConvolver(identity);
+    EXPECT_FALSE(copy->retune(box)) << "copy path to " << cudaPath(box);
+    EXPECT_EQ(compareImages(runCuda(*copy, src), src).differing, 0);
+
+    const ConvolvePlan a = ConvolvePlan::make(kernelDesc(randomKernel(5, 5, 1, true), Border::Reflect101, 8),
+                                              SampleType::U8, 1);
+    auto conv = makeCudaConvolver(a);
+    const HostImage expected = runBackend(Backend::Reference, a, src);
+    const ConvolvePlan others[] = {
+        ConvolvePlan::make(kernelDesc(randomKernel(7, 7, 1, true), Border::Reflect101, 8), SampleType::U8, 1),
+        ConvolvePlan::make(kernelDesc(randomKernel(5, 5, 1, true), Border::Wrap, 8), SampleType::U8, 1),
+        ConvolvePlan::make(presetDesc(Preset::Gaussian, 5), SampleType::U8, 1),
+    };
+    for (const ConvolvePlan& other : others) {
+        EXPECT_FALSE(conv->retune(other));
+        expectSamePlanValues(conv->plan(), a);
+        const Difference d = compareImages(runCuda(*conv, src), expected);
+        EXPECT_EQ(d.differing, 0) << describe(d);
+    }
+#endif
+}
+
+// Work enqueued before a retune keeps the values it was launched with: frame 1 with plan A, retune to B, frame 2,
+// one synchronisation at the end.
+TEST(CudaConvolverRetune, EnqueuedWorkKeepsItsValues) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    HostImage src(1921, 1081, 1, SampleType::U8);
+    src.fillRandom(21);
+    const ConvolvePlan a = ConvolvePlan::make(presetDesc(Preset::Gaussian, 31, 3.0), SampleType::U8, 1);
+    ConvolveDesc wide = presetDesc(Preset::Gaussian, 31, 9.0);
+    wide.bias = 20;
+    const ConvolvePlan b = ConvolvePlan::make(wide, SampleType::U8, 1);
+    auto conv = makeCudaConvolver(a);
+    Stream stream = Stream::create();
+    DevicePlane in(src.width(), src.height(), 1, SampleType::U8, false);
+    DevicePlane outA(src.width(), src.height(), 1, SampleType::U8, false);
+    DevicePlane outB(src.width(), src.height(), 1, SampleType::U8, false);
+    in.upload(src);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < 4; ++i) conv->process(in.view, outA.view, stream.get());  // a queue to be behind
+    ASSERT_TRUE(conv->retune(b));
+    conv->process(in.view, outB.view, stream.get());
+    CUDAFILTERS_CHECK(cudaStreamSynchronize(stream.get()));
+    Difference d = compareImages(outA.download(), runCuda(a, src));
+    EXPECT_EQ(d.differing, 0) << "before the retune: " << describe(d);
+    d = compareImages(outB.download(), runCuda(b, src));
+    EXPECT_EQ(d.differing, 0) << "after the retune: " << describe(d);
+#endif
+}
+
+// ScopedDevice: a no-op on the current device; with two devices it switches and restores, and a convolver made on
+// device 1 filters device-1 images when called from a thread whose current device is 0.
+TEST(ScopedDevice, KeepsTheCurrentDevice) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const int before = currentDevice();
+    {
+        ScopedDevice on(before);
+        EXPECT_EQ(currentDevice(), before);
+    }
+    EXPECT_EQ(currentDevice(), before);
+    EXPECT_THROW(ScopedDevice(cudaDeviceCount() + 3), CudaError);
+    EXPECT_EQ(currentDevice(), before);
+#endif
+}
+
+TEST(ScopedDevice, ObjectsRunOnTheirDevice) {
+    SKIP_WITHOUT_DEVICE();
+    if (cudaDeviceCount() < 2) GTEST_SKIP() << "needs two CUDA devices";
+#ifdef CUDAFILTERS_HAVE_CUDA
+    CUDAFILTERS_CHECK(cudaSetDevice(0));
+    {
+        ScopedDevice on(1);
+        EXPECT_EQ(currentDevice(), 1);
+    }
+    EXPECT_EQ(currentDevice(), 0);
+
+    const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, 11, 2.0), SampleType::U8, 1);
+    ASSERT_EQ(cudaPath(plan), "generic");  // device taps: allocated on the object's device
+    HostImage src(200, 150, 1, SampleType::U8);
+    src.fillRandom(6);
+    CUDAFILTERS_CHECK(cudaSetDevice(1));
+    auto conv = makeCudaConvolver(plan);
+    auto in = std::make_unique<DevicePlane>(src.width(), src.height(), 1, SampleType::U8, false);
+    auto out = std::make_unique<DevicePlane>(src.width(), src.height(), 1, SampleType::U8, false);
+    in->upload(src);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    CUDAFILTERS_CHECK(cudaSetDevice(0));
+    conv->process(in->view, out->view, nullptr);  // the legacy stream of device 1 (the convolver's device)
+    EXPECT_EQ(currentDevice(), 0);
+    CUDAFILTERS_CHECK(cudaSetDevice(1));
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    const Difference d = compareImages(out->download(), runBackend(Backend::Reference, plan, src));
+    EXPECT_LE(d.maxAbs, 1) << describe(d);
+    in.reset();
+    out.reset();
+    CUDAFILTERS_CHECK(cudaSetDevice(0));
+    conv.reset();  // frees its taps on device 1 from device 0
+    EXPECT_EQ(currentDevice(), 0);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 #endif
 }

@@ -173,3 +173,114 @@ TEST(CpuBackend, ConstantBorderUsesValue) {
     EXPECT_EQ(out.sample(2, 0, 0), 30);
     EXPECT_EQ(out.sample(2, 2, 0), 0);
 }
+
+namespace {
+
+// Convolver::retune on the host backends: values swapped in place, shapes refused.
+class HostRetune : public ::testing::TestWithParam<Backend> {};
+
+ConvolveDesc retuneDesc(Kernel2D k, double divisor, double bias, bool absolute, double borderValue) {
+    ConvolveDesc d = kernelDesc(std::move(k), Border::Constant, divisor, bias);
+    d.absolute = absolute;
+    d.borderValue = borderValue;
+    return d;
+}
+
+void expectSamePlanValues(const ConvolvePlan& actual, const ConvolvePlan& expected) {
+    ASSERT_EQ(actual.kernels.size(), expected.kernels.size());
+    for (std::size_t i = 0; i < expected.kernels.size(); ++i) EXPECT_EQ(actual.kernels[i].taps, expected.kernels[i].taps);
+    EXPECT_EQ(actual.row, expected.row);
+    EXPECT_EQ(actual.column, expected.column);
+    EXPECT_EQ(actual.bias, expected.bias);
+    EXPECT_EQ(actual.absolute, expected.absolute);
+    EXPECT_EQ(actual.borderValue, expected.borderValue);
+}
+
+}  // namespace
+
+// New taps, divisor, bias, |x| and border value of the same shape: taken, and the output is the one of a convolver
+// made with the new plan.
+TEST_P(HostRetune, ValuesOnlyGiveTheFreshResult) {
+    HostImage src(97, 61, 1, SampleType::U8);
+    src.fillRandom(31);
+    const ConvolvePlan a = ConvolvePlan::make(retuneDesc(randomKernel(5, 5, 1, true), 8, 0, false, 10), SampleType::U8, 1);
+    const ConvolvePlan b = ConvolvePlan::make(retuneDesc(randomKernel(5, 5, 2, true), 4, 90, true, 200), SampleType::U8, 1);
+    auto conv = makeConvolver(a, GetParam());
+    HostImage before = outputFor(a, src.width(), src.height());
+    conv->process(src.view(), before.view());
+    ASSERT_TRUE(conv->retune(b));
+    expectSamePlanValues(conv->plan(), b);
+    HostImage after = outputFor(b, src.width(), src.height());
+    conv->process(src.view(), after.view());
+    const Difference d = compareImages(after, runBackend(GetParam(), b, src));
+    EXPECT_EQ(d.differing, 0) << describe(d);
+    EXPECT_GT(compareImages(before, after).differing, 0) << "the new values changed nothing: a weak test";
+}
+
+// A separable kernel stays separable: a Gaussian of another sigma.
+TEST_P(HostRetune, SeparableTapsOfTheSameSize) {
+    HostImage src(130, 70, 3, SampleType::U16);
+    src.fillRandom(7);
+    const ConvolvePlan a = ConvolvePlan::make(presetDesc(Preset::Gaussian, 9, 1.0), SampleType::U16, 3);
+    ConvolveDesc wide = presetDesc(Preset::Gaussian, 9, 3.0);
+    wide.bias = 500;
+    const ConvolvePlan b = ConvolvePlan::make(wide, SampleType::U16, 3);
+    ASSERT_TRUE(a.separable && b.separable);
+    auto conv = makeConvolver(a, GetParam());
+    ASSERT_TRUE(conv->retune(b));
+    expectSamePlanValues(conv->plan(), b);
+    HostImage out = outputFor(b, src.width(), src.height());
+    conv->process(src.view(), out.view());
+    const Difference d = compareImages(out, runBackend(GetParam(), b, src));
+    EXPECT_EQ(d.differing, 0) << describe(d);
+}
+
+// Another kernel size, border rule, channel mask, combine or separability: refused, and the convolver keeps its plan
+// and its output.
+TEST_P(HostRetune, OtherShapesAreRefusedAndChangeNothing) {
+    HostImage src(64, 48, 4, SampleType::U8);
+    src.fillRandom(3);
+    ConvolveDesc base = kernelDesc(randomKernel(5, 5, 11, true), Border::Reflect101, 8, 3);
+    base.kernels.push_back(randomKernel(5, 5, 12, true));
+    base.combine = Combine::Magnitude;
+    const ConvolvePlan a = ConvolvePlan::make(base, SampleType::U8, 4);
+    auto conv = makeConvolver(a, GetParam());
+    HostImage expected = runBackend(GetParam(), a, src);
+
+    std::vector<std::pair<std::string, ConvolvePlan>> others;
+    ConvolveDesc d = base;
+    d.kernels = {randomKernel(7, 7, 11, true), randomKernel(7, 7, 12, true)};
+    others.emplace_back("kernel size", ConvolvePlan::make(d, SampleType::U8, 4));
+    d = base;
+    d.kernels.pop_back();
+    others.emplace_back("kernel count", ConvolvePlan::make(d, SampleType::U8, 4));
+    d = base;
+    d.border = Border::Replicate;
+    others.emplace_back("border", ConvolvePlan::make(d, SampleType::U8, 4));
+    d = base;
+    d.channelMask = 0x7;
+    others.emplace_back("channel mask", ConvolvePlan::make(d, SampleType::U8, 4));
+    d = base;
+    d.combine = Combine::MaxAbs;
+    others.emplace_back("combine", ConvolvePlan::make(d, SampleType::U8, 4));
+    others.emplace_back("channels", ConvolvePlan::make(base, SampleType::U8, 3));
+    others.emplace_back("sample type", ConvolvePlan::make(base, SampleType::U16, 4));
+    for (const auto& [what, plan] : others) {
+        EXPECT_FALSE(conv->retune(plan)) << what;
+        expectSamePlanValues(conv->plan(), a);
+        HostImage out = outputFor(a, src.width(), src.height());
+        conv->process(src.view(), out.view());
+        const Difference diff = compareImages(out, expected);
+        EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+    }
+
+    const ConvolvePlan gauss = ConvolvePlan::make(presetDesc(Preset::Gaussian, 5), SampleType::U8, 1);
+    ConvolvePlan dense = gauss;
+    dense.separable = false;  // the same taps, not factorised
+    auto single = makeConvolver(gauss, GetParam());
+    EXPECT_FALSE(single->retune(dense));
+    EXPECT_TRUE(single->plan().separable);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, HostRetune, ::testing::Values(Backend::Cpu, Backend::Reference),
+                         [](const auto& info) { return std::string(backendName(info.param)); });

@@ -691,3 +691,143 @@ TEST(HisteqValidation, CudaBackendWithoutCudaIsACudaError) {
     if (backendAvailable(Backend::Cuda)) GTEST_SKIP() << "a CUDA device is present";
     EXPECT_THROW(makeCudaEqualizer(EqualizePlan::make({}, SampleType::U8, 1)), CudaError);
 }
+
+namespace {
+
+// Equalizer::retune on the host backends.
+class HostEqualizerRetune : public ::testing::TestWithParam<Backend> {};
+
+// A sequence whose content changes from frame to frame, so that a smoothed state and a restarted one differ.
+HostImage sequenceFrame(int t, int channels = 1) {
+    HostImage img(97, 61, channels, SampleType::U8, 9);
+    fillPattern(img, allPatterns()[std::size_t(t) % allPatterns().size()], 100 + t);
+    return img;
+}
+
+void expectPlanValues(const EqualizePlan& actual, const EqualizePlan& expected) {
+    EXPECT_EQ(actual.clipLimit, expected.clipLimit);
+    EXPECT_EQ(actual.tilesX, expected.tilesX);
+    EXPECT_EQ(actual.tilesY, expected.tilesY);
+    EXPECT_EQ(actual.smoothing, expected.smoothing);
+    EXPECT_EQ(actual.mode, expected.mode);
+}
+
+}  // namespace
+
+// Without smoothing: a new clip limit and a smaller grid are taken, and the output is that of a fresh equalizer.
+TEST_P(HostEqualizerRetune, ValuesOnlyGiveTheFreshResult) {
+    const EqualizePlan a = EqualizePlan::make(clahe(2, 8, 8), SampleType::U8, 3, ChannelOrder::bgr());
+    const EqualizePlan b = EqualizePlan::make(clahe(4.5, 4, 6), SampleType::U8, 3, ChannelOrder::bgr());
+    auto eq = makeEqualizer(a, GetParam());
+    HostImage f0 = sequenceFrame(0, 3), f1 = sequenceFrame(1, 3);
+    HostImage before = run(*eq, f0);
+    ASSERT_TRUE(eq->retune(b));
+    expectPlanValues(eq->plan(), b);
+    HostImage after = run(*eq, f1);
+    EXPECT_EQ(compareImages(after, run(b, GetParam(), f1)).differing, 0);
+    EXPECT_GT(compareImages(run(a, GetParam(), f1), after).differing, 0) << "the new values changed nothing";
+    EXPECT_EQ(eq->frameCount(), 2u);
+
+    EqualizeDesc global;
+    global.clipLimit = 9;  // unused by the global mode, but the plan says what was asked
+    const EqualizePlan g = EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 1);
+    const EqualizePlan g2 = EqualizePlan::make(global, SampleType::U8, 1);
+    auto geq = makeEqualizer(g, GetParam());
+    ASSERT_TRUE(geq->retune(g2));
+    expectPlanValues(geq->plan(), g2);
+    HostImage plane = sequenceFrame(2);
+    EXPECT_EQ(compareImages(run(*geq, plane), run(g, GetParam(), plane)).differing, 0);
+}
+
+// Clip limit ramped under smoothing: the histogram EMA is not restarted. Independent model: an equalizer made with
+// the new clip limit and fed the same earlier frames (the histogram state does not depend on the clip limit).
+TEST_P(HostEqualizerRetune, ClipLimitKeepsTheSmoothedState) {
+    EqualizeDesc d = clahe(2, 4, 4);
+    d.smoothing = 0.9;
+    const EqualizePlan a = EqualizePlan::make(d, SampleType::U8, 1);
+    d.clipLimit = 6;
+    const EqualizePlan b = EqualizePlan::make(d, SampleType::U8, 1);
+    auto eq = makeEqualizer(a, GetParam());
+    auto model = makeEqualizer(b, GetParam());
+    for (int t = 0; t < 4; ++t) {
+        HostImage f = sequenceFrame(t);
+        run(*eq, f);
+        run(*model, f);
+    }
+    ASSERT_TRUE(eq->retune(b));
+    expectPlanValues(eq->plan(), b);
+    for (int t = 4; t < 7; ++t) {
+        HostImage f = sequenceFrame(t);
+        HostImage out = run(*eq, f);
+        EXPECT_EQ(compareImages(out, run(*model, f)).differing, 0) << "frame " << t;
+        if (t == 4) EXPECT_GT(compareImages(out, run(b, GetParam(), f)).differing, 0) << "the state was restarted";
+    }
+}
+
+// Another grid within the tables: taken, and the state restarts (its tile histograms belong to the old grid).
+TEST_P(HostEqualizerRetune, AnotherGridRestartsTheState) {
+    EqualizeDesc d = clahe(2, 8, 8);
+    d.smoothing = 0.8;
+    auto eq = makeEqualizer(EqualizePlan::make(d, SampleType::U8, 1), GetParam());
+    for (int t = 0; t < 3; ++t) {
+        HostImage f = sequenceFrame(t);
+        run(*eq, f);
+    }
+    d.tilesX = 16;
+    d.tilesY = 4;  // 64 tiles, as many as 8 x 8
+    const EqualizePlan b = EqualizePlan::make(d, SampleType::U8, 1);
+    ASSERT_TRUE(eq->retune(b));
+    expectPlanValues(eq->plan(), b);
+    auto restarted = makeEqualizer(b, GetParam());
+    for (int t = 3; t < 5; ++t) {
+        HostImage f = sequenceFrame(t);
+        EXPECT_EQ(compareImages(run(*eq, f), run(*restarted, f)).differing, 0) << "frame " << t;
+    }
+}
+
+// A larger grid, another mode, smoothing switched on or off, statistics, colour mode, target: refused, and the
+// equalizer goes on exactly as if nothing had been asked (state kept).
+TEST_P(HostEqualizerRetune, OtherShapesAreRefusedAndChangeNothing) {
+    EqualizeDesc d = clahe(3, 4, 4);
+    d.smoothing = 0.7;
+    const EqualizePlan a = EqualizePlan::make(d, SampleType::U8, 3);
+    std::vector<std::pair<std::string, EqualizePlan>> others;
+    EqualizeDesc o = d;
+    o.tilesX = 5;
+    others.emplace_back("larger grid", EqualizePlan::make(o, SampleType::U8, 3));
+    o = d;
+    o.mode = EqualizeMode::Global;
+    others.emplace_back("mode", EqualizePlan::make(o, SampleType::U8, 3));
+    o = d;
+    o.smoothing = 0;
+    others.emplace_back("smoothing off", EqualizePlan::make(o, SampleType::U8, 3));
+    o = d;
+    o.statistics = true;
+    others.emplace_back("statistics", EqualizePlan::make(o, SampleType::U8, 3));
+    o = d;
+    o.colorMode = ColorMode::PerChannel;
+    others.emplace_back("colour mode", EqualizePlan::make(o, SampleType::U8, 3));
+    o = d;
+    o.smoothTarget = SmoothTarget::Lut;
+    others.emplace_back("smoothing target", EqualizePlan::make(o, SampleType::U8, 3));
+    others.emplace_back("channels", EqualizePlan::make(d, SampleType::U8, 4));
+    others.emplace_back("order", EqualizePlan::make(d, SampleType::U8, 3, ChannelOrder::bgr()));
+    others.emplace_back("sample type", EqualizePlan::make(d, SampleType::U16, 3));
+
+    auto eq = makeEqualizer(a, GetParam());
+    auto model = makeEqualizer(a, GetParam());
+    for (std::size_t i = 0; i < others.size(); ++i) {
+        HostImage f = sequenceFrame(int(i), 3);
+        EXPECT_FALSE(eq->retune(others[i].second)) << others[i].first;
+        expectPlanValues(eq->plan(), a);
+        EXPECT_EQ(compareImages(run(*eq, f), run(*model, f)).differing, 0) << others[i].first;
+    }
+
+    EqualizeDesc plain = clahe(3, 4, 4);
+    auto unsmoothed = makeEqualizer(EqualizePlan::make(plain, SampleType::U8, 1), GetParam());
+    plain.smoothing = 0.5;
+    EXPECT_FALSE(unsmoothed->retune(EqualizePlan::make(plain, SampleType::U8, 1))) << "smoothing on";
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, HostEqualizerRetune, ::testing::Values(Backend::Cpu, Backend::Reference),
+                         [](const auto& info) { return std::string(backendName(info.param)); });

@@ -359,6 +359,155 @@ TEST(HisteqGpu, RepeatedFramesGiveRepeatedResults) {
     }
 }
 
+namespace {
+
+HostImage retuneFrame(int t, int channels = 1) {
+    HostImage img(320, 180, channels, SampleType::U8);
+    fillPattern(img, allPatterns()[std::size_t(t) % allPatterns().size()], 300 + t);
+    return img;
+}
+
+void expectPlanValues(const EqualizePlan& actual, const EqualizePlan& expected) {
+    EXPECT_EQ(actual.clipLimit, expected.clipLimit);
+    EXPECT_EQ(actual.tilesX, expected.tilesX);
+    EXPECT_EQ(actual.tilesY, expected.tilesY);
+    EXPECT_EQ(actual.smoothing, expected.smoothing);
+}
+
+}  // namespace
+
+// Without smoothing: a new clip limit and a smaller grid are taken in place; the output is that of a fresh CUDA
+// equalizer and of the reference.
+TEST(HisteqGpuRetune, ValuesOnlyMatchAFreshEqualizer) {
+    REQUIRE_GPU();
+    for (int channels : {1, 3}) {
+        const EqualizePlan a = EqualizePlan::make(clahe(2, 8, 8), SampleType::U8, channels);
+        const EqualizePlan b = EqualizePlan::make(clahe(4.5, 4, 6), SampleType::U8, channels);
+        auto gpu = makeCudaEqualizer(a);
+        HostImage f0 = retuneFrame(0, channels), f1 = retuneFrame(1, channels);
+        runCuda(*gpu, f0, true);
+        ASSERT_TRUE(gpu->retune(b));
+        expectPlanValues(gpu->plan(), b);
+        HostImage out = runCuda(*gpu, f1, channels == 1);
+        auto fresh = makeCudaEqualizer(b);
+        EXPECT_EQ(compareImages(out, runCuda(*fresh, f1, true)).differing, 0) << channels << " channels";
+        auto ref = makeReferenceEqualizer(b);
+        EXPECT_EQ(compareImages(out, runHost(*ref, f1)).differing, 0) << channels << " channels";
+    }
+}
+
+// clip-limit ramped every frame under smoothing = 0.9, frames alternating between two streams: the histogram EMA
+// goes on. Independent model per frame t: a reference equalizer made with frame t's clip limit and fed frames 0..t.
+TEST(HisteqGpuRetune, ClipLimitRampKeepsTheSmoothedState) {
+    REQUIRE_GPU();
+    Stream a = Stream::create(), b = Stream::create();
+    EqualizeDesc d = clahe(1, 8, 8);
+    d.smoothing = 0.9;
+    auto gpu = makeCudaEqualizer(EqualizePlan::make(d, SampleType::U8, 1));
+    const int frames = 8;
+    for (int t = 0; t < frames; ++t) {
+        d.clipLimit = 1 + 0.75 * t;
+        const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, 1);
+        ASSERT_TRUE(gpu->retune(plan)) << "frame " << t;
+        expectPlanValues(gpu->plan(), plan);
+        HostImage src = retuneFrame(t);
+        HostImage out = runCuda(*gpu, src, t % 3 != 0, t % 2 ? a.get() : b.get());
+        auto model = makeReferenceEqualizer(plan);
+        HostImage expected;
+        for (int u = 0; u <= t; ++u) {
+            HostImage earlier = retuneFrame(u);
+            expected = runHost(*model, earlier);
+        }
+        EXPECT_EQ(compareImages(out, expected).differing, 0) << "frame " << t;
+        if (t > 0) {
+            auto restarted = makeReferenceEqualizer(plan);
+            EXPECT_GT(compareImages(out, runHost(*restarted, src)).differing, 0) << "frame " << t << ": restarted";
+        }
+    }
+}
+
+// Grids within the tables (smaller, then back to the allocated one): each change restarts the state, the tables
+// the kernels leave zeroed stay right (a repeated frame gives the same result), and statistics stay right.
+TEST(HisteqGpuRetune, GridChangesWithinTheTables) {
+    REQUIRE_GPU();
+    EqualizeDesc d = clahe(2, 8, 8);
+    d.smoothing = 0.8;
+    d.statistics = true;
+    auto gpu = makeCudaEqualizer(EqualizePlan::make(d, SampleType::U8, 1));
+    int t = 0;
+    for (auto [tx, ty] : {std::pair{8, 8}, {3, 5}, {16, 4}, {1, 1}, {8, 8}}) {
+        d.tilesX = tx;
+        d.tilesY = ty;
+        const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, 1);
+        ASSERT_TRUE(gpu->retune(plan)) << tx << "x" << ty;
+        auto model = makeReferenceEqualizer(plan);
+        for (int i = 0; i < 2; ++i, ++t) {
+            HostImage src = retuneFrame(t);
+            HostImage out = runCuda(*gpu, src, i == 0);
+            EXPECT_EQ(compareImages(out, runHost(*model, src)).differing, 0) << tx << "x" << ty << " frame " << i;
+            FrameStatistics got, want;
+            ASSERT_TRUE(gpu->statistics(got));
+            ASSERT_TRUE(model->statistics(want));
+            EXPECT_EQ(got.samples, want.samples);
+            EXPECT_EQ(got.histogram, want.histogram);
+            EXPECT_EQ(got.min, want.min);
+            EXPECT_EQ(got.max, want.max);
+        }
+    }
+    d.tilesX = 9;  // 72 tiles > 64
+    EXPECT_FALSE(gpu->retune(EqualizePlan::make(d, SampleType::U8, 1)));
+    EXPECT_EQ(gpu->plan().tilesX, 8);
+}
+
+// A frame enqueued before a retune keeps its clip limit: frame 0 on stream a, retune, frame 1 on stream b, one
+// synchronisation at the end.
+TEST(HisteqGpuRetune, EnqueuedFramesKeepTheirValues) {
+    REQUIRE_GPU();
+    const EqualizePlan a = EqualizePlan::make(clahe(1.5, 8, 8), SampleType::U8, 1);
+    const EqualizePlan b = EqualizePlan::make(clahe(8, 4, 4), SampleType::U8, 1);
+    HostImage f0(1920, 1080, 1, SampleType::U8), f1(1920, 1080, 1, SampleType::U8);
+    fillPattern(f0, Pattern::Blobs, 1);
+    fillPattern(f1, Pattern::Random, 2);
+    DeviceFrame in0(f0, true), in1(f1, true), out0(f0, true), out1(f1, true);
+    Stream sa = Stream::create(), sb = Stream::create();
+    auto gpu = makeCudaEqualizer(a);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    gpu->process(in0.view(), out0.view(), sa.get());
+    ASSERT_TRUE(gpu->retune(b));
+    gpu->process(in1.view(), out1.view(), sb.get());
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    auto refA = makeReferenceEqualizer(a);
+    auto refB = makeReferenceEqualizer(b);
+    EXPECT_EQ(compareImages(out0.download(), runHost(*refA, f0)).differing, 0) << "before the retune";
+    EXPECT_EQ(compareImages(out1.download(), runHost(*refB, f1)).differing, 0) << "after the retune";
+}
+
+// With two devices: an equalizer made on device 1, called from a thread whose current device is 0, runs on device 1
+// and leaves device 0 current.
+TEST(HisteqGpu, ObjectsRunOnTheirDevice) {
+    REQUIRE_GPU();
+    if (cudaDeviceCount() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    const EqualizePlan plan = EqualizePlan::make(clahe(2, 8, 8), SampleType::U8, 1);
+    HostImage src = retuneFrame(3);
+    CUDAFILTERS_CHECK(cudaSetDevice(1));
+    auto gpu = makeCudaEqualizer(plan);
+    auto in = std::make_unique<DeviceFrame>(src, true);
+    auto out = std::make_unique<DeviceFrame>(src, true);
+    CUDAFILTERS_CHECK(cudaSetDevice(0));
+    gpu->process(in->view(), out->view(), nullptr);
+    EXPECT_EQ(currentDevice(), 0);
+    CUDAFILTERS_CHECK(cudaSetDevice(1));
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    auto ref = makeReferenceEqualizer(plan);
+    EXPECT_EQ(compareImages(out->download(), runHost(*ref, src)).differing, 0);
+    in.reset();
+    out.reset();
+    CUDAFILTERS_CHECK(cudaSetDevice(0));
+    gpu.reset();
+    EXPECT_EQ(currentDevice(), 0);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
 #endif  // CUDAFILTERS_HAVE_CUDA
 
 TEST(HisteqGpuAvailability, CudaBackendIsUsableWhenADeviceIsPresent) {

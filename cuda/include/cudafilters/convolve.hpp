@@ -75,6 +75,10 @@ struct ConvolvePlan {
 
     int bankSize() const { return mode == ConvolveMode::Filter ? int(kernels.size()) : 1; }
     bool isIdentity() const;        // output == input for every pixel
+    // True when `other` differs from this plan in values only (taps, bias, absolute, border value): same kernel count
+    // and sizes, mode, combine, sample type, channel counts and mask, border rule and separability. What every
+    // backend's retune requires; a backend may require more (the CUDA one: the same kernel path).
+    bool sameShape(const ConvolvePlan& other) const;
 
     // Throws InvalidArgument with a message a user can act on.
     static ConvolvePlan make(const ConvolveDesc& desc, SampleType type, int inputChannels);

@@ -1,5 +1,11 @@
 #pragma once
-// Move-only owners of CUDA runtime objects. Include only from code built with the CUDA toolkit.
+// Move-only owners of CUDA runtime objects, and the device guard. Include only from code built with the CUDA toolkit.
+//
+// Device affinity: a Stream, Event, DeviceBuffer or PinnedBuffer belongs to the device (context) that was current
+// when it was made, and its destructor calls cudaStreamDestroy / cudaEventDestroy / cudaFree / cudaFreeHost on
+// whatever device is current on the destroying thread. Making that the owner's device is the caller's job: an
+// object holding these (CudaConvolver, CudaEqualizer) keeps its device and holds a ScopedDevice wherever it
+// creates, uses or releases them, destructor included.
 #include <cudafilters/error.hpp>
 
 #include <cuda_runtime.h>
@@ -14,6 +20,25 @@ void checkCuda(cudaError_t status, const char* call);
 #define CUDAFILTERS_CHECK(expr) ::cudafilters::checkCuda((expr), #expr)
 // After a kernel launch: reports launch-configuration errors without synchronising.
 #define CUDAFILTERS_CHECK_LAUNCH(name) ::cudafilters::checkCuda(cudaGetLastError(), name)
+
+// The current device of the calling thread (cudaGetDevice), checked.
+int currentDevice();
+
+// Makes `device` current for the scope and restores the previous one after: cudaSetDevice only when it differs, so a
+// context pushed by the caller (the plugin's GstCudaContext) stays current when it already is the device's. The
+// constructor throws CudaError when the device cannot be selected; the destructor never throws. Neither copied nor
+// moved: it restores on the thread and in the scope that made it.
+class ScopedDevice {
+public:
+    explicit ScopedDevice(int device);
+    ~ScopedDevice();
+    ScopedDevice(const ScopedDevice&) = delete;
+    ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+private:
+    int previous_ = 0;
+    bool switched_ = false;
+};
 
 template <typename Handle, typename Deleter>
 class UniqueHandle {

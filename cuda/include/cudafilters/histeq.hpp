@@ -78,6 +78,12 @@ struct EqualizePlan {
     ChannelOrder order{};
 
     int bins() const { return type == SampleType::U8 ? 256 : 65536; }
+    int tiles() const { return mode == EqualizeMode::Clahe ? tilesX * tilesY : 1; }
+    // True when `other` differs from this plan in values only: clip limit, smoothing strength (smoothing stays on or
+    // off: turning it on needs state tables) and tile counts. Mode, sample type, channels, order, colour mode,
+    // smoothing target and statistics are the same. What every backend's retune requires besides a tile grid that
+    // fits its tables.
+    bool sameShape(const EqualizePlan& other) const;
     // Channels the histogram is taken of: 1 (a plane, or Y in luma mode) or 3 (per-channel mode).
     int equalizedChannels() const { return channels == 1 || colorMode == ColorMode::Luma ? 1 : 3; }
 
@@ -119,6 +125,9 @@ public:
     // the grid already allocated): no allocation, no synchronisation, the temporal state kept, and work already
     // enqueued keeps the values it was launched with. Returns false, changing nothing, when the new plan needs a new
     // Equalizer (mode, sample type, channels, statistics, a larger grid).
+    // Every backend: the same shape (EqualizePlan::sameShape) and, for CLAHE, tilesX · tilesY at most the tile count
+    // of the plan the Equalizer was made with. A CLAHE grid of other dimensions restarts the temporal state (the
+    // tile histograms no longer correspond), as reset() does; any other change keeps it.
     virtual bool retune(const EqualizePlan& plan) { (void)plan; return false; }
 
     // Number of process() calls so far; the next frame gets this index.

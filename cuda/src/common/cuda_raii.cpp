@@ -10,6 +10,22 @@ void checkCuda(cudaError_t status, const char* call) {
     throw CudaError(call, int(status), cudaGetErrorName(status), cudaGetErrorString(status));
 }
 
+int currentDevice() {
+    int device = 0;
+    CUDAFILTERS_CHECK(cudaGetDevice(&device));
+    return device;
+}
+
+ScopedDevice::ScopedDevice(int device) : previous_(currentDevice()) {
+    if (previous_ == device) return;
+    CUDAFILTERS_CHECK(cudaSetDevice(device));
+    switched_ = true;
+}
+
+ScopedDevice::~ScopedDevice() {
+    if (switched_ && cudaSetDevice(previous_) != cudaSuccess) cudaGetLastError();
+}
+
 Stream Stream::create() {
     cudaStream_t s = nullptr;
     CUDAFILTERS_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

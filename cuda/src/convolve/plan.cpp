@@ -86,6 +86,14 @@ bool ConvolvePlan::isIdentity() const {
     return true;
 }
 
+bool ConvolvePlan::sameShape(const ConvolvePlan& other) const {
+    return kernels.size() == other.kernels.size() && kernelWidth == other.kernelWidth &&
+           kernelHeight == other.kernelHeight && separable == other.separable && row.size() == other.row.size() &&
+           column.size() == other.column.size() && mode == other.mode && combine == other.combine &&
+           type == other.type && inputChannels == other.inputChannels && outputChannels == other.outputChannels &&
+           channelMask == other.channelMask && border == other.border;
+}
+
 ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int inputChannels) {
     if (inputChannels < 1 || inputChannels > 4)
         throw InvalidArgument("images have 1 to 4 channels, not " + std::to_string(inputChannels));

@@ -54,6 +54,13 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
     return plan;
 }
 
+bool EqualizePlan::sameShape(const EqualizePlan& other) const {
+    return mode == other.mode && type == other.type && channels == other.channels && order.red == other.order.red &&
+           order.green == other.order.green && order.blue == other.order.blue && colorMode == other.colorMode &&
+           smoothTarget == other.smoothTarget && statistics == other.statistics &&
+           (smoothing > 0.0f) == (other.smoothing > 0.0f);
+}
+
 void validateImages(const EqualizePlan& plan, const ImageView& src, const ImageView& dst) {
     validateImage(src, "source");
     validateImage(dst, "destination");

@@ -45,6 +45,13 @@ public:
         else run<std::uint16_t>(src, dst);
     }
 
+    // Every frame reads the plan afresh, and vectors of equal sizes are assigned in place.
+    bool retune(const ConvolvePlan& plan) override {
+        if (!plan_.sameShape(plan)) return false;
+        plan_ = plan;
+        return true;
+    }
+
 private:
     template <typename T> void run(const ImageView& src, const ImageView& dst) {
         const int maxValue = maxSampleValue(plan_.type);

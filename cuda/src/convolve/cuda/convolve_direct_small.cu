@@ -162,24 +162,19 @@ template <int K, int PXW, int SY> void launchSmall(const ConvFrame& frame, const
 // Measured on an H200 (same run, GRAY8 replicate, kernel µs, tiled kernel in brackets): PXW × SY = 4 × 4:
 // 1080p k3 11.7 (11.1), k5 15.3 (11.6); 4K k3 20.9 (25.6), k5 29.3 (27.5). 4 × 8: 13.3 / 16.4 / 25.1 / 34.2;
 // 4 × 16: 30.9 / 50.4 / 40.6 / 70.4; 8 × 8: 17.9 / 35.4 / 29.6 / 51.3. Only 4 × 4 at K = 3 on large frames beats
-// the tiled kernel, so that is the one compiled; the others were removed.
-// 0: always for K = 3 (tests); 1 (default): K = 3 on frames of 4 Mpixel and more; −1: never.
-int g_smallVariant = 1;
+// the tiled kernel, so that is the one compiled; the others were removed. When it runs: KernelVariants::smallDirect.
 
 }  // namespace
 
-int smallDirectVariant() { return g_smallVariant; }
-void setSmallDirectVariant(int v) { g_smallVariant = v; }
-
-bool smallDirectApplies(int k, int bank, const ConvFrame& frame) {
-    if (g_smallVariant < 0 || k != 3 || bank != 1 || !frame.vectorRows || frame.inChannels != 1 ||
-        frame.outChannels != 1 || !(frame.mask & 1u) || frame.combine == Combine::Channels)
+bool smallDirectApplies(int k, int bank, const ConvFrame& frame, int variant) {
+    if (variant < 0 || k != 3 || bank != 1 || !frame.vectorRows || frame.inChannels != 1 || frame.outChannels != 1 ||
+        !(frame.mask & 1u) || frame.combine == Combine::Channels)
         return false;
-    return g_smallVariant == 0 || std::int64_t(frame.width) * frame.height >= 4000000;
+    return variant == 0 || std::int64_t(frame.width) * frame.height >= 4000000;
 }
 
-bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
-    if (!smallDirectApplies(k, bank, frame)) return false;
+bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant) {
+    if (!smallDirectApplies(k, bank, frame, variant)) return false;
     launchSmall<3, 4, 4>(frame, taps, stream);
     return true;
 }

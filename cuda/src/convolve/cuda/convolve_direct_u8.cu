@@ -2,8 +2,9 @@
 
 namespace cudafilters::cuda_detail {
 
-bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
-    if (launchSmallDirectU8(k, bank, frame, taps, stream)) return true;
+bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                    int smallDirect) {
+    if (launchSmallDirectU8(k, bank, frame, taps, stream, smallDirect)) return true;
     return launchDirectTyped<std::uint8_t>(k, bank, frame, taps, stream);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace cudafilters::cuda_detail {
 
@@ -40,38 +41,47 @@ ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageV
 // Square odd sizes with a compiled direct / separable kernel.
 bool directSizeSupported(int k);
 
+// Which kernel variant a launch takes where several are compiled. Chosen per CudaConvolver (the defaults are the
+// measured best, see the kernels' comments); tests and the benchmark ask for one explicitly.
+struct KernelVariants {
+    // The barrier-free small-K direct kernel: 0 takes it for every K = 3 frame it applies to, 1 for frames of
+    // 4 Mpixel and more, -1 never (the tiled kernel).
+    int smallDirect = 1;
+    // The separable kernel's tiling: 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8 K = 31 on
+    // frames of 4 Mpixel and more.
+    int separable = 2;
+};
+constexpr int kSeparableVariants = 3;
+
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
 // Filter mode: one grid layer per channel; with Combine::Channels the bank results go to output channels 0..bank-1.
-void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
+void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                  const KernelVariants& variants = {});
 
 // Fused separable K×K: row pass into shared memory, column pass from it. row and column: k floats each.
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                     cudaStream_t stream);
+                     cudaStream_t stream, const KernelVariants& variants = {});
 
 // Any size up to kMaxKernelSize, any bank, MultiChannel: reads global memory through borderIndex.
 // deviceTaps: the plan's kernels concatenated (kernelCount × kw × kh floats) in device memory.
 void launchGeneric(SampleType type, ConvolveMode mode, int kernelCount, int kw, int kh, const ConvFrame& frame,
                    const float* deviceTaps, cudaStream_t stream);
 
-// Per sample type; false when no kernel is compiled for (k, bank).
-bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
+// Per sample type; false when no kernel is compiled for (k, bank). smallDirect: KernelVariants::smallDirect.
+bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                    int smallDirect);
 bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 
 // The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3, one kernel):
-// launches it and returns true when it applies, else returns false (the tiled kernel runs).
-bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
-bool smallDirectApplies(int k, int bank, const ConvFrame& frame);
-// Tuning hooks (tests, benchmark): 0 takes it for every K = 3 frame it applies to, 1 (default) for frames of
-// 4 Mpixel and more, -1 never (the tiled kernel).
-int smallDirectVariant();
-void setSmallDirectVariant(int v);
-// Same for the separable kernel's tiling (0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8
-// K = 31 on frames of 4 Mpixel and more).
-int separableVariants();
-int separableVariant();
-void setSeparableVariant(int v);
+// launches it and returns true when it applies under `variant` (KernelVariants::smallDirect), else returns false
+// (the tiled kernel runs).
+bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
+bool smallDirectApplies(int k, int bank, const ConvFrame& frame, int variant);
 
 // The path the CUDA backend takes for a plan: "copy", "direct", "separable" or "generic" (tests, benchmarks).
 const char* pathName(const ConvolvePlan& plan);
+
+// A CUDA convolver that launches the given variants (tests, benchmarks); makeCudaConvolver takes the defaults.
+std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan, const KernelVariants& variants);
 
 }  // namespace cudafilters::cuda_detail

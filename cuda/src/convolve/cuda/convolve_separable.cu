@@ -115,17 +115,16 @@ void launchSeparableT(const ConvFrame& frame, const float* row, const float* col
     CUDAFILTERS_CHECK_LAUNCH("separableKernel");
 }
 
-// 0: 64 × 32 tiles always; 1: 64 × 64 tiles for u8 K = 31; 2 (default): 64 × 64 for u8 K = 31 on frames of
-// 4 Mpixel and more. Taller tiles compute 94 instead of 124 row-pass rows per 64 output rows, but fit 3 blocks per SM
-// instead of 4: measured on an H200, 4K k31 63.0 vs 66.4 µs, while 1080p k31 (1.3 waves of the tall tiles) went
-// from 22.6 to 24.4 µs and k15 got slower at both sizes (15.6 vs 14.7, 39.5 vs 39.3).
-int g_separableVariant = 2;
-
+// Variants (KernelVariants::separable) — 0: 64 × 32 tiles always; 1: 64 × 64 tiles for u8 K = 31; 2 (default):
+// 64 × 64 for u8 K = 31 on frames of 4 Mpixel and more. Taller tiles compute 94 instead of 124 row-pass rows per 64
+// output rows, but fit 3 blocks per SM instead of 4: measured on an H200, 4K k31 63.0 vs 66.4 µs, while 1080p k31
+// (1.3 waves of the tall tiles) went from 22.6 to 24.4 µs and k15 got slower at both sizes (15.6 vs 14.7, 39.5 vs
+// 39.3).
 template <typename T>
-void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const float* column, cudaStream_t s) {
+void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const float* column, cudaStream_t s,
+                          int variant) {
     if constexpr (sizeof(T) == 1) {
-        const bool tall = g_separableVariant == 1 ||
-                          (g_separableVariant == 2 && std::int64_t(frame.width) * frame.height >= 4000000);
+        const bool tall = variant == 1 || (variant == 2 && std::int64_t(frame.width) * frame.height >= 4000000);
         if (tall && k == 31) return launchSeparableT<T, 31, 64>(frame, row, column, s);
     }
     switch (k) {
@@ -141,14 +140,10 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 
 }  // namespace
 
-int separableVariants() { return 3; }
-int separableVariant() { return g_separableVariant; }
-void setSeparableVariant(int v) { g_separableVariant = v; }
-
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                     cudaStream_t stream) {
-    if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream);
-    else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream);
+                     cudaStream_t stream, const KernelVariants& variants) {
+    if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream, variants.separable);
+    else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream, variants.separable);
 }
 
 }  // namespace cudafilters::cuda_detail

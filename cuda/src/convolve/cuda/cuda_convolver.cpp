@@ -5,6 +5,7 @@
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/error.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -35,8 +36,9 @@ ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageV
     return f;
 }
 
-void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
-    const bool launched = type == SampleType::U8 ? launchDirectU8(k, bank, frame, taps, stream)
+void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                  const KernelVariants& variants) {
+    const bool launched = type == SampleType::U8 ? launchDirectU8(k, bank, frame, taps, stream, variants.smallDirect)
                                                  : launchDirectU16(k, bank, frame, taps, stream);
     if (!launched)
         throw InvalidArgument("no direct kernel compiled for size " + std::to_string(k) + " and bank " +
@@ -72,13 +74,18 @@ Path choosePath(const ConvolvePlan& plan) {
     return Path::Generic;
 }
 
+// Everything of a CudaConvolver runs on the device that was current when it was made, whatever thread calls it:
+// the constructor, process() and the destructor hold a ScopedDevice (retune() makes no CUDA call).
 class CudaConvolver final : public Convolver {
 public:
-    explicit CudaConvolver(ConvolvePlan plan) : Convolver(std::move(plan)), path_(choosePath(plan_)) {
+    CudaConvolver(ConvolvePlan plan, const KernelVariants& variants)
+        : Convolver(std::move(plan)), path_(choosePath(plan_)), variants_(variants) {
         int devices = 0;
         CUDAFILTERS_CHECK(cudaGetDeviceCount(&devices));
         if (devices == 0)
             throw CudaError("cudaGetDeviceCount", int(cudaErrorNoDevice), "cudaErrorNoDevice", "no CUDA device");
+        device_ = currentDevice();
+        ScopedDevice on(device_);
         for (const Kernel2D& k : plan_.kernels) taps_.insert(taps_.end(), k.taps.begin(), k.taps.end());
         if (path_ == Path::Generic) {
             deviceTaps_.reserve(taps_.size() * sizeof(float));
@@ -87,11 +94,24 @@ public:
         }
     }
 
+    ~CudaConvolver() override {
+        try {
+            ScopedDevice on(device_);
+            deviceTaps_ = DeviceBuffer();
+        } catch (const CudaError&) {
+            // The device cannot be selected: the buffer goes with the members, on the current device.
+        }
+    }
+
+    CudaConvolver(const CudaConvolver&) = delete;
+    CudaConvolver& operator=(const CudaConvolver&) = delete;
+
     void process(const ImageView& src, const ImageView& dst, GpuStream stream) override {
         validateImages(plan_, src, dst);
         // Every kernel reads neighbours that other blocks may already have overwritten.
         if (overlaps(src, dst))
             throw InvalidArgument("the CUDA backend cannot filter in place; use separate source and destination");
+        ScopedDevice on(device_);
         if (path_ == Path::Copy) {
             CUDAFILTERS_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, src.rowBytes(), src.height,
                                                 cudaMemcpyDeviceToDevice, stream));
@@ -101,11 +121,11 @@ public:
         switch (path_) {
         case Path::Direct:
             cuda_detail::launchDirect(plan_.type, plan_.kernelWidth, int(plan_.kernels.size()), f, taps_.data(),
-                                      stream);
+                                      stream, variants_);
             break;
         case Path::Separable:
             cuda_detail::launchSeparable(plan_.type, plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
-                                         stream);
+                                         stream, variants_);
             break;
         default:
             cuda_detail::launchGeneric(plan_.type, plan_.mode, int(plan_.kernels.size()), plan_.kernelWidth,
@@ -114,8 +134,32 @@ public:
         }
     }
 
+    // The direct and separable kernels take their taps, and every kernel its bias, |x| and border value, by value
+    // at launch: swapping the host copies changes the next launch and none already enqueued. The generic kernel
+    // reads its taps from device memory that enqueued frames may still be reading, so there only taps equal to the
+    // current ones are accepted (the values of the frame parameters may still change).
+    bool retune(const ConvolvePlan& plan) override {
+        if (!plan_.sameShape(plan) || choosePath(plan) != path_) return false;
+        if (path_ == Path::Generic && !tapsEqual(plan)) return false;
+        plan_ = plan;
+        auto out = taps_.begin();
+        for (const Kernel2D& k : plan_.kernels) out = std::copy(k.taps.begin(), k.taps.end(), out);
+        return true;
+    }
+
 private:
+    bool tapsEqual(const ConvolvePlan& plan) const {
+        auto current = taps_.begin();
+        for (const Kernel2D& k : plan.kernels) {
+            if (!std::equal(k.taps.begin(), k.taps.end(), current)) return false;
+            current += std::ptrdiff_t(k.taps.size());
+        }
+        return true;
+    }
+
     Path path_;
+    KernelVariants variants_;
+    int device_ = 0;
     std::vector<float> taps_;  // the plan's kernels concatenated (host copy for the by-value parameter blocks)
     DeviceBuffer deviceTaps_;  // the same on the device, for the generic path
 };
@@ -132,10 +176,14 @@ const char* pathName(const ConvolvePlan& plan) {
     return "unknown";
 }
 
+std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan, const KernelVariants& variants) {
+    return std::make_unique<CudaConvolver>(std::move(plan), variants);
+}
+
 }  // namespace cuda_detail
 
 std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan) {
-    return std::make_unique<cuda_detail::CudaConvolver>(std::move(plan));
+    return cuda_detail::makeCudaConvolver(std::move(plan), cuda_detail::KernelVariants{});
 }
 
 }  // namespace cudafilters

@@ -12,7 +12,7 @@ namespace {
 
 class CpuEqualizer final : public Equalizer {
 public:
-    explicit CpuEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)) {}
+    explicit CpuEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)), tileCapacity_(plan_.tiles()) {}
 
     void process(const ImageView& src, const ImageView& dst, GpuStream) override {
         validateImages(plan_, src, dst);
@@ -31,6 +31,14 @@ public:
         ++frames_;
     }
     void reset() override { state_.valid = false; }
+    // The state and scratch vectors were sized for at most tileCapacity_ tiles: a smaller grid reuses them.
+    bool retune(const EqualizePlan& plan) override {
+        const core::Retune kind = core::retuneKind(plan_, plan, tileCapacity_);
+        if (kind == core::Retune::Refused) return false;
+        if (kind == core::Retune::ResetState) state_.valid = false;
+        plan_ = plan;
+        return true;
+    }
     std::uint64_t frameCount() const override { return frames_; }
     bool statistics(FrameStatistics& out, std::uint64_t frame) const override {
         if (!plan_.statistics || frame >= frames_ || frames_ - frame > std::uint64_t(kStatisticsDepth)) return false;
@@ -39,6 +47,7 @@ public:
     }
 
 private:
+    int tileCapacity_;
     std::vector<std::vector<std::uint16_t>> planes_;
     core::SmoothingState state_;
     core::FrameScratch scratch_;

@@ -32,13 +32,19 @@ DeviceStatistics emptyStatistics() {
     return s;
 }
 
+// Everything of a CudaEqualizer runs on the device that was current when it was made, whatever thread calls it: the
+// constructor, process() and the destructor hold a ScopedDevice (retune(), reset() and statistics() make no CUDA
+// call: host state and pinned memory only).
 class CudaEqualizer final : public Equalizer {
 public:
-    explicit CudaEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)) {
+    explicit CudaEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)), tileCapacity_(plan_.tiles()) {
         if (cudaDeviceCount() == 0)
             throw CudaError("cudaGetDeviceCount", 100, "cudaErrorNoDevice", "no CUDA device is usable");
+        device_ = currentDevice();
+        ScopedDevice on(device_);
+        CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
         const std::size_t k = std::size_t(plan_.equalizedChannels());
-        const std::size_t tiles = plan_.mode == EqualizeMode::Clahe ? std::size_t(plan_.tilesX) * plan_.tilesY : 1;
+        const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());
         const std::size_t sample = sampleSize(plan_.type);
         hist_.reserve(entries * sizeof(std::uint32_t));
@@ -61,8 +67,21 @@ public:
         done_ = Event::create(false);
     }
 
+    ~CudaEqualizer() override {
+        try {
+            ScopedDevice on(device_);
+            releaseDeviceObjects();
+        } catch (const CudaError&) {
+            // The device cannot be selected: the objects go with the members, on the current device.
+        }
+    }
+
+    CudaEqualizer(const CudaEqualizer&) = delete;
+    CudaEqualizer& operator=(const CudaEqualizer&) = delete;
+
     void process(const ImageView& src, const ImageView& dst, GpuStream gpuStream) override {
         validateImages(plan_, src, dst);
+        ScopedDevice on(device_);
         const cudaStream_t stream = gpuStream;
         HisteqParams p;
         p.src = src.data;
@@ -97,7 +116,7 @@ public:
         }
         const int tiles = p.tilesX * p.tilesY;
         // Enough blocks to fill the GPU twice over, each with at least a few rows of its tile.
-        p.splits = std::clamp(2 * multiprocessors() / tiles, 1, std::max(1, p.tileHeight / 2));
+        p.splits = std::clamp(2 * multiprocessors_ / tiles, 1, std::max(1, p.tileHeight / 2));
         p.smoothTarget = plan_.smoothing > 0.0f ? (plan_.smoothTarget == SmoothTarget::Histogram ? 1 : 2) : 0;
         p.alphaFixed = core::smoothingFactor(plan_.smoothing);
         p.first = first_ ? 1 : 0;
@@ -128,6 +147,17 @@ public:
     }
 
     void reset() override { first_ = true; }
+
+    // Clip limit, smoothing factor, grid and the first-frame flag reach the kernels as launch parameters, so the next
+    // process() launches with the new values and frames already enqueued keep theirs. A smaller grid uses a prefix of
+    // the tables, which the kernels leave zeroed; the state is re-seeded by the next frame when the grid changes.
+    bool retune(const EqualizePlan& plan) override {
+        const core::Retune kind = core::retuneKind(plan_, plan, tileCapacity_);
+        if (kind == core::Retune::Refused) return false;
+        if (kind == core::Retune::ResetState) first_ = true;
+        plan_ = plan;
+        return true;
+    }
     std::uint64_t frameCount() const override { return frames_; }
 
     bool statistics(FrameStatistics& out, std::uint64_t frame) const override {
@@ -143,16 +173,19 @@ public:
     }
 
 private:
-    static int multiprocessors() {
-        static const int count = [] {
-            int device = 0, sms = 0;
-            cudaGetDevice(&device);
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-            return sms > 0 ? sms : 80;
-        }();
-        return count;
+    void releaseDeviceObjects() noexcept {
+        hist_ = DeviceBuffer();
+        counters_ = DeviceBuffer();
+        luts_ = DeviceBuffer();
+        state_ = DeviceBuffer();
+        stats_ = DeviceBuffer();
+        pinned_ = PinnedBuffer();
+        done_.reset();
     }
 
+    int tileCapacity_;          // tiles the tables were allocated for
+    int device_ = 0;
+    int multiprocessors_ = 0;   // of device_
     DeviceBuffer hist_, counters_, luts_, state_, stats_;
     PinnedBuffer pinned_;
     Event done_;
