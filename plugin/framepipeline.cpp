@@ -80,9 +80,20 @@ gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
                         ("%s", error.what()));
     if (st.executor) st.executor->synchronize();
     st.backend = Backend::Cpu;
+    // Each frame in flight is redone with the settings it was started with; the work in use is the last valid one.
+    std::vector<std::pair<FilterWork*, std::shared_ptr<FilterWork>>> onCpu;
+    auto cpuWork = [&](const std::shared_ptr<FilterWork>& work) -> std::shared_ptr<FilterWork> {
+        if (!work) return nullptr;
+        for (const auto& [cuda, cpu] : onCpu)
+            if (cuda == work.get()) return cpu;
+        onCpu.emplace_back(work.get(), work->rebuild(Backend::Cpu, st.depth));
+        return onCpu.back().second;
+    };
     std::shared_ptr<FilterWork> lastValid;
     try {
-        if (st.work) lastValid = st.work->rebuild(Backend::Cpu, st.depth);
+        lastValid = cpuWork(st.work);
+        for (FrameInFlight& f : st.queue)
+            if (!f.event && f.slot >= 0) f.work = cpuWork(f.work);
         if (st.executor) st.executor->makeCurrent();
         st.retired.clear();
         st.work.reset();
@@ -98,14 +109,7 @@ gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
         if (!rebuild_work(self, false)) return FALSE;
     }
     for (FrameInFlight& f : st.queue) {
-        if (f.event || f.slot < 0) continue;
-        f.work = st.work;
-        if (!f.work) {  // the settings became passthrough: the input is the result
-            const std::vector<ImageView> src = frameViews(st.planes, f.inFrame);
-            const std::vector<ImageView> dst = frameViews(st.planes, f.outFrame);
-            for (std::size_t p = 0; p < st.planes.size(); ++p) copyPlane(src[p], dst[p]);
-            continue;
-        }
+        if (f.event || f.slot < 0 || !f.work) continue;
         try {
             st.executor->submit(f);
         } catch (const std::exception& e) {

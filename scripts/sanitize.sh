@@ -9,12 +9,12 @@ if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" -Dcuda=disabled -Dexamples=disabled -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debugoptimized >/dev/null || exit 1
 fi
-ninja -C "$build" tests/convolve/convolve-tests tests/histeq/histeq-tests tests/element/element-tests plugin/libgstcudafilters.so \
+ninja -C "$build" tests/convolve/convolve-tests tests/histeq/histeq-tests tests/element/element-tests plugin/test-seam/libgstcudafilters.so \
   >"$build.ninja.log" 2>&1 || { tail -30 "$build.ninja.log"; exit 1; }
 results="$PWD/$build/tests/results"
 rm -rf "$results" && mkdir -p "$results"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-export GST_PLUGIN_PATH="$PWD/$build/plugin" GST_REGISTRY="$PWD/$build/registry.bin"
+export GST_PLUGIN_PATH="$PWD/$build/plugin/test-seam" GST_REGISTRY="$PWD/$build/registry.bin"
 # The plugin is ASan-instrumented: load it in the test process, not in the (uninstrumented) plugin scanner.
 export GST_REGISTRY_FORK=no
 # Building the registry the first time leaves one GLib allocation that is never freed (16 KB, inside GStreamer's

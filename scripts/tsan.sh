@@ -10,8 +10,8 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ meson setup "$build" -Dcuda=disabled -Db_sanitize=thread -Db_lundef=false -Dexamples=disabled \
     >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; exit 1; }
 fi
-ninja -C "$build" -j"${TSAN_JOBS:-2}" plugin/libgstcudafilters.so tests/element/element-tests >/dev/null || exit 1
-export GST_PLUGIN_PATH="$PWD/$build/plugin" GST_REGISTRY="$PWD/$build/registry-tsan.bin" GST_PLUGIN_SYSTEM_PATH_1_0=
+ninja -C "$build" -j"${TSAN_JOBS:-2}" plugin/test-seam/libgstcudafilters.so tests/element/element-tests >/dev/null || exit 1
+export GST_PLUGIN_PATH="$PWD/$build/plugin/test-seam" GST_REGISTRY="$PWD/$build/registry-tsan.bin" GST_PLUGIN_SYSTEM_PATH_1_0=
 export GST_REGISTRY_FORK=no  # load the instrumented plugin in the instrumented process, not gst-plugin-scanner
 # GLib 2.74's slice allocator recycles GObject memory without free(): TSan would take the locks of a new pad for
 # those of a freed one at the same address and report lock-order inversions between unrelated objects.

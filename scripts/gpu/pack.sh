@@ -12,6 +12,7 @@ isomp4 rawparse videofilter compositor autodetect pbtypes avi playback" ../share
 stage=$(mktemp -d)
 mkdir -p "$stage"/{plugin,tests,bench,examples}
 cp "$build"/plugin/libgstcudafilters.so "$stage"/plugin/
+mkdir -p "$stage"/plugin-test-seam && cp "$build"/plugin/test-seam/libgstcudafilters.so "$stage"/plugin-test-seam/
 cp "$build"/tests/element/element-tests "$build"/tests/convolve/convolve-gpu-tests "$build"/tests/histeq/histeq-gpu-tests "$stage"/tests/
 cp "$build"/bench/element/bench-element "$stage"/bench/
 cp "$build"/tests/soak/soak "$stage"/tests/

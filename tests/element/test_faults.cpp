@@ -283,3 +283,150 @@ TEST(FaultSeam, MalformedSpecFailsToStart) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+// Failures while building the filter for new settings (the seam's `build` point, in make_work), and a failure while
+// the current settings are invalid.
+
+namespace {
+
+HostImage boxExpected(GstBuffer* input, const GstVideoInfo& info) {
+    GstVideoFrame in;
+    gst_video_frame_map(&in, &info, input, GST_MAP_READ);
+    HostImage src = planeImage(in, 0, 1);
+    gst_video_frame_unmap(&in);
+    HostImage out = src;
+    makeReferenceConvolver(ConvolvePlan::make(presetDesc(Preset::Box, 5), SampleType::U8, 1))->process(src.view(), out.view());
+    return out;
+}
+
+}  // namespace
+
+// backend=auto: sobel-x for frames 0-2, then a live change to a 5x5 box whose build fails: the element continues on
+// the CPU with the new settings, every frame out, in order, exact.
+TEST(LiveChangeFault, BuildFailureWithAutoContinuesOnTheCpuWithTheNewSettings) {
+    for (int depth : {1, 2, 3}) {
+        SCOPED_TRACE("depth " + std::to_string(depth));
+        const GstVideoInfo info = videoInfo("GRAY8", kWidth, kHeight);
+        ScopedFault fault("build@3");
+        GstBus* bus = gst_bus_new();
+        GstHarness* h = makeHarness("cudaconvolve", props("cudaconvolve", "auto"), depth, bus);
+        gst_harness_set_src_caps_str(h, capsString("GRAY8", kWidth, kHeight).c_str());
+        std::vector<GstBuffer*> inputs, outputs;
+        for (int i = 0; i < kFrames; ++i) {
+            if (i == kFaultFrame) {
+                gst_util_set_object_arg(G_OBJECT(h->element), "size", "5");
+                gst_util_set_object_arg(G_OBJECT(h->element), "preset", "box");
+            }
+            inputs.push_back(randomFrame(info, std::uint32_t(50 + i), GstClockTime(i) * kFrame));
+            ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(inputs.back())), GST_FLOW_OK) << "frame " << i;
+            while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
+        }
+        outputs = finish(h, outputs);
+        ASSERT_EQ(outputs.size(), std::size_t(kFrames)) << "frames in == frames out";
+        for (int i = 0; i < kFrames; ++i) {
+            GstBuffer* out = outputs[std::size_t(i)];
+            EXPECT_EQ(GST_BUFFER_PTS(out), GstClockTime(i) * kFrame) << "in order";
+            const HostImage want = i < kFaultFrame ? expected("cudaconvolve", inputs[std::size_t(i)], info)
+                                                   : boxExpected(inputs[std::size_t(i)], info);
+            EXPECT_EQ(difference(out, info, want), 0) << "frame " << i;
+        }
+        gchar* active = nullptr;
+        g_object_get(h->element, "active-backend", &active, nullptr);
+        EXPECT_STREQ(active, "cpu");
+        g_free(active);
+        std::vector<GstMessage*> warnings = popMessages(bus, GST_MESSAGE_WARNING);
+        std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
+        EXPECT_TRUE(errors.empty()) << allText(errors);
+        EXPECT_TRUE(contains(warnings, "engine objects for new settings")) << allText(warnings);
+        EXPECT_TRUE(contains(warnings, "continues on the CPU")) << allText(warnings);
+        unrefMessages(warnings);
+        unrefMessages(errors);
+        unrefAll(inputs);
+        unrefAll(outputs);
+        gst_harness_teardown(h);
+        gst_object_unref(bus);
+    }
+}
+
+// A fixed backend: the failed build is an element error naming the call; the frames before it leave correct.
+TEST(LiveChangeFault, BuildFailureWithFixedBackendPostsAnErrorNamingTheCall) {
+    const GstVideoInfo info = videoInfo("GRAY8", kWidth, kHeight);
+    ScopedFault fault("build@3");
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = makeHarness("cudaconvolve", props("cudaconvolve", testBackend()), 2, bus);
+    gst_harness_set_src_caps_str(h, capsString("GRAY8", kWidth, kHeight).c_str());
+    std::vector<GstBuffer*> inputs, outputs;
+    GstFlowReturn ret = GST_FLOW_OK;
+    int i = 0;
+    for (; i < kFrames && ret == GST_FLOW_OK; ++i) {
+        if (i == kFaultFrame) gst_util_set_object_arg(G_OBJECT(h->element), "preset", "box");
+        inputs.push_back(randomFrame(info, std::uint32_t(80 + i), GstClockTime(i) * kFrame));
+        ret = gst_harness_push(h, gst_buffer_ref(inputs.back()));
+        while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
+    }
+    EXPECT_EQ(ret, GST_FLOW_ERROR);
+    EXPECT_EQ(i - 1, kFaultFrame) << "the push that met the changed settings fails";
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        EXPECT_EQ(GST_BUFFER_PTS(outputs[k]), GstClockTime(k) * kFrame);
+        EXPECT_EQ(difference(outputs[k], info, expected("cudaconvolve", inputs[k], info)), 0) << "frame " << k;
+    }
+    std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
+    ASSERT_EQ(errors.size(), 1u) << allText(errors);
+    EXPECT_TRUE(contains(errors, "CUDA failed in cudaMalloc (engine objects for new settings)")) << allText(errors);
+    unrefMessages(errors);
+    unrefAll(inputs);
+    unrefAll(outputs);
+    EXPECT_EQ(gst_element_set_state(h->element, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    gst_harness_teardown(h);
+    gst_object_unref(bus);
+}
+
+// The settings become invalid (a 16-bit CLAHE grid beyond the table limit: kept with a warning), then the upload
+// fails: backend=auto continues on the CPU from the last valid settings (the 3x2 grid), never with the objects
+// built for CUDA, and every frame is exact.
+TEST(LiveChangeFault, FallbackWhileTheCurrentSettingsAreInvalidUsesTheLastValidOnes) {
+    const GstVideoInfo info = videoInfo("GRAY16_LE", kWidth, kHeight);
+    ScopedFault fault("upload@5");
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = makeHarness("cudahisteq", props("cudahisteq", "auto"), 2, bus);
+    gst_harness_set_src_caps_str(h, capsString("GRAY16_LE", kWidth, kHeight).c_str());
+    std::vector<GstBuffer*> inputs, outputs;
+    for (int i = 0; i < kFrames; ++i) {
+        if (i == 3) {
+            gst_util_set_object_arg(G_OBJECT(h->element), "tiles-x", "40");
+            gst_util_set_object_arg(G_OBJECT(h->element), "tiles-y", "40");
+        }
+        inputs.push_back(randomFrame(info, std::uint32_t(300 + i), GstClockTime(i) * kFrame));
+        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(inputs.back())), GST_FLOW_OK) << "frame " << i;
+        while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
+    }
+    outputs = finish(h, outputs);
+    ASSERT_EQ(outputs.size(), std::size_t(kFrames));
+    EqualizeDesc desc;
+    desc.mode = EqualizeMode::Clahe;
+    desc.tilesX = 3;
+    desc.tilesY = 2;
+    auto reference = makeReferenceEqualizer(EqualizePlan::make(desc, SampleType::U16, 1));
+    for (int i = 0; i < kFrames; ++i) {
+        GstVideoFrame in;
+        gst_video_frame_map(&in, &info, inputs[std::size_t(i)], GST_MAP_READ);
+        HostImage src = planeImage(in, 0, 1);
+        gst_video_frame_unmap(&in);
+        HostImage want = src;
+        reference->process(src.view(), want.view());
+        EXPECT_EQ(GST_BUFFER_PTS(outputs[std::size_t(i)]), GstClockTime(i) * kFrame);
+        EXPECT_EQ(difference(outputs[std::size_t(i)], info, want), 0) << "frame " << i;
+    }
+    std::vector<GstMessage*> warnings = popMessages(bus, GST_MESSAGE_WARNING);
+    std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
+    EXPECT_TRUE(errors.empty()) << allText(errors);
+    EXPECT_TRUE(contains(warnings, "keeping the previous ones")) << allText(warnings);
+    EXPECT_TRUE(contains(warnings, "continues on the CPU")) << allText(warnings);
+    unrefMessages(warnings);
+    unrefMessages(errors);
+    unrefAll(inputs);
+    unrefAll(outputs);
+    gst_harness_teardown(h);
+    gst_object_unref(bus);
+}
