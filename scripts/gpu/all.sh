@@ -11,6 +11,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 rm -rf build-payload && mkdir -p build-payload && tar -C build-payload -xJf gpu-carry/payload.tar.xz
 steps=${*:-"element histeq convolve sanitize bench soak demo"}
 run=.gpu-bundle/run
+# The element tests load the plugin built with the test seam; everything else the product (no seam).
+run_test="$run env GST_PLUGIN_PATH=$PWD/build-payload/plugin-test-seam GST_REGISTRY=/tmp/cudafilters-registry-test.bin"
+run_prod="$run env GST_PLUGIN_PATH=$PWD/build-payload/plugin GST_REGISTRY=/tmp/cudafilters-registry.bin"
 summary=()
 step() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 gtest_line() {  # rc and gtest totals of a log
@@ -29,7 +32,7 @@ if step bench; then
 fi
 if step element; then
     start=$SECONDS
-    CUDAFILTERS_TEST_BACKEND=cuda timeout 240 $run build-payload/tests/element-tests --gtest_brief=1 >"$out/element-cuda.log" 2>&1
+    CUDAFILTERS_TEST_BACKEND=cuda timeout 240 $run_test build-payload/tests/element-tests --gtest_brief=1 >"$out/element-cuda.log" 2>&1
     summary+=("element-tests backend=cuda: $(gtest_line $? "$out/element-cuda.log") ($((SECONDS - start)) s)")
     grep -E '^\[  FAILED  \]' "$out/element-cuda.log" | head -20
 fi
@@ -47,27 +50,27 @@ if step convolve; then
 fi
 if step sanitize; then
     cs="compute-sanitizer --error-exitcode 9"
-    el_filter='Depths/*:Allocation.*:Backend.*:HistEq.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
-    CUDAFILTERS_TEST_BACKEND=cuda timeout 150 $run $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
+    el_filter='Depths/*:Allocation.*:Backend.*:HistEq.*:LiveChangeFault.*:SerializedEvents.KeepTheirPlace*:Drain.*:HistEqLive.*:ConvolveLive.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
+    CUDAFILTERS_TEST_BACKEND=cuda timeout 150 $run_test $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
         --gtest_filter="$el_filter" >"$out/san-element-memcheck.log" 2>&1
     summary+=("memcheck element: $(sanitizer_line $? "$out/san-element-memcheck.log")")
-    CUDAFILTERS_TEST_BACKEND=cuda timeout 200 $run $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
+    CUDAFILTERS_TEST_BACKEND=cuda timeout 200 $run_test $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
         --gtest_filter='*Strides*:Sizes.*' >"$out/san-element-strides-memcheck.log" 2>&1
     summary+=("memcheck element strides/8K: $(sanitizer_line $? "$out/san-element-strides-memcheck.log")")
     for tool in memcheck racecheck initcheck synccheck; do
         timeout 100 $cs --tool $tool build-payload/tests/histeq-gpu-tests --gtest_brief=1 \
-            --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*' >"$out/san-histeq-$tool.log" 2>&1
+            --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*:HisteqGpuRetune.*' >"$out/san-histeq-$tool.log" 2>&1
         summary+=("$tool histeq: $(sanitizer_line $? "$out/san-histeq-$tool.log")")
     done
     for tool in memcheck racecheck initcheck synccheck; do
         timeout 90 $cs --tool $tool build-payload/tests/convolve-gpu-tests --gtest_brief=1 \
-            --gtest_filter='*385x289*:CudaConvolver.*:*SmallDirect*7x3*:*SeparableVariants*' \
+            --gtest_filter='*385x289*:CudaConvolver.*:CudaConvolverRetune.*:*SmallDirect*7x3*:*SeparableVariants*' \
             >"$out/san-convolve-$tool.log" 2>&1
         summary+=("$tool convolve: $(sanitizer_line $? "$out/san-convolve-$tool.log")")
     done
 fi
 if step bench; then
-    timeout 150 $run build-payload/bench/bench-element --seconds 2 --cpu-seconds 3 >"$out/bench-element.md" 2>&1
+    timeout 150 $run_prod build-payload/bench/bench-element --seconds 2 --cpu-seconds 3 >"$out/bench-element.md" 2>&1
     summary+=("bench-element: rc=$?")
     wait $bench_build
     timeout 60 build-bench-histeq/bench-histeq >"$out/bench-histeq.md" 2>&1
@@ -78,12 +81,12 @@ if step bench; then
 fi
 if step soak; then
     # 4K GRAY8 through cudaconvolve ! cudahisteq on CUDA, RSS / device / pinned memory sampled every 10 %.
-    timeout ${SOAK_SECONDS:-200} $run build-payload/tests/soak --frames=${SOAK_FRAMES:-300000} --width=3840 --height=2160 \
+    timeout ${SOAK_SECONDS:-200} $run_prod build-payload/tests/soak --frames=${SOAK_FRAMES:-300000} --width=3840 --height=2160 \
         --backend=cuda >"$out/soak.log" 2>&1
     summary+=("soak 4K cuda: rc=$? $(grep -E 'frames in|passed|FAILED' "$out/soak.log" | head -3 | paste -sd' ')")
 fi
 if step demo; then
-    timeout 60 $run build-payload/examples/cudafilters-demo --backend cuda --frames 300 --size 1280x720 \
+    timeout 60 $run_prod build-payload/examples/cudafilters-demo --backend cuda --frames 300 --size 1280x720 \
         --output "$out/demo" >"$out/demo.log" 2>&1
     summary+=("demo (cuda): rc=$? $(grep -E 'fps' "$out/demo.log")")
     (cd "$out/demo" && tar -cf ../demo.tar snapshot-0[0-4].png 2>/dev/null) && rm -rf "$out/demo"
