@@ -60,12 +60,13 @@ public:
     }
     ~CudaExecutor() override {
         synchronize();
-        makeCurrentNoThrow();  // the slots' streams, events and buffers are freed on their device
+        makeCurrentForRelease();  // the slots' streams, events and buffers are freed on their device
     }
 
     Backend backend() const override { return Backend::Cuda; }
 
     void makeCurrent() override { checkCuda(cudaSetDevice(device_), "cudaSetDevice"); }
+    void makeCurrentForRelease() noexcept override { selectDevice(); }
 
     void configure(const GstVideoInfo& in, const std::vector<PlaneLayout>& inPlanes, const GstVideoInfo& out,
                    const std::vector<PlaneLayout>& outPlanes, int slots) override {
@@ -129,7 +130,7 @@ public:
     }
 
     bool ready(const FrameInFlight& frame) override {
-        makeCurrentNoThrow();
+        selectDevice();
         const cudaError_t status = cudaEventQuery(slots_.at(frame.slot).done.get());
         if (status == cudaErrorNotReady) {
             cudaGetLastError();
@@ -151,13 +152,13 @@ public:
     }
 
     void synchronize() noexcept override {
-        if (!makeCurrentNoThrow()) return;
+        if (!selectDevice()) return;
         for (Slot& slot : slots_)
             if (slot.stream && cudaStreamSynchronize(slot.stream.get()) != cudaSuccess) cudaGetLastError();
     }
 
 private:
-    bool makeCurrentNoThrow() noexcept {
+    bool selectDevice() noexcept {
         if (cudaSetDevice(device_) == cudaSuccess) return true;
         cudaGetLastError();
         return false;

@@ -23,6 +23,8 @@ struct Settings {
     int depth = kDefaultPipelineDepth;
     const char* activeBackend = "none";
     int runningDepth = 0;  // the depth the running pipeline was started with (pipeline-depth applies at start); 0 stopped
+    bool formatErrorPosted = false;  // one LIBRARY/SETTINGS error per run for unmappable input caps (transform_caps
+                                     // runs on any thread)
 };
 
 // Owned by the streaming thread (stop() touches it only under the sink stream lock).
@@ -40,7 +42,6 @@ struct StreamState {
     std::vector<PlaneLayout> planes;
     GstVideoInfo outInfo{};                // == info unless transform_formats negotiated another format
     std::vector<PlaneLayout> outPlanes;
-    bool formatErrorPosted = false;        // one LIBRARY/SETTINGS error per run for unmappable input caps
 
     std::shared_ptr<FilterWork> work;  // null: passthrough
     unsigned workGeneration = 0;

@@ -88,8 +88,12 @@ public:
     // Waits for everything submitted, ignoring errors (before frames are dropped or memory is released).
     virtual void synchronize() noexcept = 0;
 
-    // Makes the executor's device current on the calling thread (before engine objects are made or freed there).
+    // Makes the executor's device current on the calling thread before engine objects are made there. Throws
+    // CudaError.
     virtual void makeCurrent() {}
+    // The same before objects are freed or waited for there, best effort and never throwing (release paths run from
+    // GStreamer's C callbacks): a device that cannot be selected leaves the current one.
+    virtual void makeCurrentForRelease() noexcept {}
 
 protected:
 #ifdef CUDAFILTERS_TEST_SEAM

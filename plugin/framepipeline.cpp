@@ -15,14 +15,17 @@ using cudafilters::InvalidArgument;
 
 namespace {
 
+void unmap_frame(FrameInFlight& entry) {
+    if (!entry.mapped) return;
+    gst_video_frame_unmap(&entry.inFrame);
+    gst_video_frame_unmap(&entry.outFrame);
+    entry.mapped = false;
+}
+
 void release_entry(FrameInFlight& entry) {
     if (entry.event) gst_event_unref(entry.event);
     entry.event = nullptr;
-    if (entry.mapped) {
-        gst_video_frame_unmap(&entry.inFrame);
-        gst_video_frame_unmap(&entry.outFrame);
-        entry.mapped = false;
-    }
+    unmap_frame(entry);
     if (entry.out && entry.out != entry.in) gst_buffer_unref(entry.out);
     if (entry.in) gst_buffer_unref(entry.in);
     entry.in = entry.out = nullptr;
@@ -37,7 +40,7 @@ void collect_retired(StreamState& st, bool force) {
         for (const FrameInFlight& f : st.queue)
             if (f.slot >= 0 && !st.executor->ready(f)) return;
     }
-    st.executor->makeCurrent();
+    st.executor->makeCurrentForRelease();
     st.retired.clear();
 }
 
@@ -94,7 +97,7 @@ gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
         lastValid = cpuWork(st.work);
         for (FrameInFlight& f : st.queue)
             if (!f.event && f.slot >= 0) f.work = cpuWork(f.work);
-        if (st.executor) st.executor->makeCurrent();
+        if (st.executor) st.executor->makeCurrentForRelease();
         st.retired.clear();
         st.work.reset();
         make_executor(st);
@@ -149,11 +152,7 @@ GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
     FrameInFlight done = std::move(st.queue.front());
     st.queue.pop_front();
     --st.framesQueued;
-    if (done.mapped) {
-        gst_video_frame_unmap(&done.inFrame);
-        gst_video_frame_unmap(&done.outFrame);
-        done.mapped = false;
-    }
+    unmap_frame(done);
     *outbuf = done.out;
     if (done.out != done.in) gst_buffer_unref(done.in);
     done.in = done.out = nullptr;
@@ -186,7 +185,7 @@ bool newest_frame_is_passthrough(const StreamState& st) {
 void make_executor(StreamState& st) {
     if (st.executor) {
         st.executor->synchronize();
-        st.executor->makeCurrent();
+        st.executor->makeCurrentForRelease();
     }
     st.executor.reset();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -238,12 +237,7 @@ gboolean rebuild_work(GstCudaFilter* self, bool atNegotiation) {
                             (nullptr));
         return TRUE;
     } catch (const CudaError& e) {
-        if (!handle_cuda_failure(self, e)) return FALSE;
-        if (!st.haveWork) {  // at negotiation there was nothing to keep: the current settings on the CPU
-            st.workGeneration = 0;
-            return rebuild_work(self, atNegotiation);
-        }
-        return TRUE;  // fall_back_to_cpu applied the settings and the passthrough state
+        return handle_cuda_failure(self, e);  // a fallback applies the settings on the CPU itself
     }
     apply_passthrough(self, atNegotiation);
     return TRUE;
@@ -349,7 +343,7 @@ void drop_queue(StreamState& st) {
     for (FrameInFlight& f : st.queue) release_entry(f);
     st.queue.clear();
     st.framesQueued = 0;
-    if (st.executor) st.executor->makeCurrent();
+    if (st.executor) st.executor->makeCurrentForRelease();
     st.retired.clear();
 }
 

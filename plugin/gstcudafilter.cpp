@@ -187,6 +187,7 @@ static gboolean read_fault_seam(GstCudaFilter* self, StreamState& st) {
 static gboolean prepare_run(GstCudaFilter* self, StreamState& st) {
     FilterPrivate* p = priv_of(self);
     GST_OBJECT_LOCK(self);
+    p->settings.formatErrorPosted = false;
     const Settings settings = p->settings;
     GST_OBJECT_UNLOCK(self);
 
@@ -283,7 +284,7 @@ static gboolean gst_cuda_filter_stop(GstBaseTransform* trans) {
     }
     StreamState& st = p->state;
     drop_queue(st);
-    if (st.executor) st.executor->makeCurrent();
+    if (st.executor) st.executor->makeCurrentForRelease();
     st.work.reset();
     st.executor.reset();
     st = StreamState();
@@ -323,7 +324,7 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
         if (!handle_cuda_failure(self, e)) return FALSE;
     }
     if (st.work) st.retired.push_back(std::move(st.work));
-    st.executor->makeCurrent();
+    st.executor->makeCurrentForRelease();
     st.retired.clear();
     st.haveWork = false;
     return rebuild_work(self, true);
@@ -421,10 +422,10 @@ static GstCaps* gst_cuda_filter_transform_caps(GstBaseTransform* trans, GstPadDi
         result = klass->transform_formats(self, direction, caps, &why);
         if (result && gst_caps_is_empty(result) && !why.empty() && direction == GST_PAD_SINK &&
             gst_caps_is_fixed(caps)) {
-            StreamState& st = priv_of(self)->state;
+            Settings& settings = priv_of(self)->settings;
             GST_OBJECT_LOCK(self);
-            const bool post = !st.formatErrorPosted;
-            st.formatErrorPosted = true;
+            const bool post = !settings.formatErrorPosted;
+            settings.formatErrorPosted = true;
             GST_OBJECT_UNLOCK(self);
             if (post)
                 GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,

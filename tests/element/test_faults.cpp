@@ -10,6 +10,7 @@
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/presets.hpp>
 
+#include <functional>
 #include <tuple>
 
 using namespace elementtest;
@@ -33,12 +34,18 @@ std::string callText(const std::string& call) {
     return "cudaEventSynchronize";
 }
 
-// The element's output for `input`, computed by the engine's reference.
-HostImage expected(const std::string& factory, GstBuffer* input, const GstVideoInfo& info) {
+// Plane 0 of a single-plane frame as a host image.
+HostImage inputPlane(GstBuffer* input, const GstVideoInfo& info) {
     GstVideoFrame in;
     gst_video_frame_map(&in, &info, input, GST_MAP_READ);
     HostImage src = planeImage(in, 0, 1);
     gst_video_frame_unmap(&in);
+    return src;
+}
+
+// The element's output for `input`, computed by the engine's reference.
+HostImage expected(const std::string& factory, GstBuffer* input, const GstVideoInfo& info) {
+    HostImage src = inputPlane(input, info);
     HostImage out = src;
     if (factory == "cudaconvolve") {
         makeReferenceConvolver(ConvolvePlan::make(presetDesc(Preset::SobelX, 3), SampleType::U8, 1))
@@ -291,13 +298,35 @@ TEST(FaultSeam, MalformedSpecFailsToStart) {
 namespace {
 
 HostImage boxExpected(GstBuffer* input, const GstVideoInfo& info) {
-    GstVideoFrame in;
-    gst_video_frame_map(&in, &info, input, GST_MAP_READ);
-    HostImage src = planeImage(in, 0, 1);
-    gst_video_frame_unmap(&in);
+    HostImage src = inputPlane(input, info);
     HostImage out = src;
     makeReferenceConvolver(ConvolvePlan::make(presetDesc(Preset::Box, 5), SampleType::U8, 1))->process(src.view(), out.view());
     return out;
+}
+
+// Pushes kFrames random frames (seeds from `seed`), calling `before(i)` ahead of frame i and pulling whatever
+// leaves; stops at the first push that fails and returns its result.
+GstFlowReturn pushFrames(GstHarness* h, const GstVideoInfo& info, std::uint32_t seed,
+                         const std::function<void(int)>& before, std::vector<GstBuffer*>& inputs,
+                         std::vector<GstBuffer*>& outputs) {
+    for (int i = 0; i < kFrames; ++i) {
+        before(i);
+        inputs.push_back(randomFrame(info, seed + std::uint32_t(i), GstClockTime(i) * kFrame));
+        const GstFlowReturn ret = gst_harness_push(h, gst_buffer_ref(inputs.back()));
+        while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
+        if (ret != GST_FLOW_OK) return ret;
+    }
+    return GST_FLOW_OK;
+}
+
+// The bus holds no error, and warnings that name each of `needles`.
+void expectWarningsOnly(GstBus* bus, std::initializer_list<const char*> needles) {
+    std::vector<GstMessage*> warnings = popMessages(bus, GST_MESSAGE_WARNING);
+    std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
+    EXPECT_TRUE(errors.empty()) << allText(errors);
+    for (const char* needle : needles) EXPECT_TRUE(contains(warnings, needle)) << needle << "\n" << allText(warnings);
+    unrefMessages(warnings);
+    unrefMessages(errors);
 }
 
 }  // namespace
@@ -313,15 +342,12 @@ TEST(LiveChangeFault, BuildFailureWithAutoContinuesOnTheCpuWithTheNewSettings) {
         GstHarness* h = makeHarness("cudaconvolve", props("cudaconvolve", "auto"), depth, bus);
         gst_harness_set_src_caps_str(h, capsString("GRAY8", kWidth, kHeight).c_str());
         std::vector<GstBuffer*> inputs, outputs;
-        for (int i = 0; i < kFrames; ++i) {
-            if (i == kFaultFrame) {
-                gst_util_set_object_arg(G_OBJECT(h->element), "size", "5");
-                gst_util_set_object_arg(G_OBJECT(h->element), "preset", "box");
-            }
-            inputs.push_back(randomFrame(info, std::uint32_t(50 + i), GstClockTime(i) * kFrame));
-            ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(inputs.back())), GST_FLOW_OK) << "frame " << i;
-            while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
-        }
+        const auto changeToBox = [h](int i) {
+            if (i != kFaultFrame) return;
+            gst_util_set_object_arg(G_OBJECT(h->element), "size", "5");
+            gst_util_set_object_arg(G_OBJECT(h->element), "preset", "box");
+        };
+        ASSERT_EQ(pushFrames(h, info, 50, changeToBox, inputs, outputs), GST_FLOW_OK);
         outputs = finish(h, outputs);
         ASSERT_EQ(outputs.size(), std::size_t(kFrames)) << "frames in == frames out";
         for (int i = 0; i < kFrames; ++i) {
@@ -335,13 +361,7 @@ TEST(LiveChangeFault, BuildFailureWithAutoContinuesOnTheCpuWithTheNewSettings) {
         g_object_get(h->element, "active-backend", &active, nullptr);
         EXPECT_STREQ(active, "cpu");
         g_free(active);
-        std::vector<GstMessage*> warnings = popMessages(bus, GST_MESSAGE_WARNING);
-        std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
-        EXPECT_TRUE(errors.empty()) << allText(errors);
-        EXPECT_TRUE(contains(warnings, "engine objects for new settings")) << allText(warnings);
-        EXPECT_TRUE(contains(warnings, "continues on the CPU")) << allText(warnings);
-        unrefMessages(warnings);
-        unrefMessages(errors);
+        expectWarningsOnly(bus, {"engine objects for new settings", "continues on the CPU"});
         unrefAll(inputs);
         unrefAll(outputs);
         gst_harness_teardown(h);
@@ -357,16 +377,11 @@ TEST(LiveChangeFault, BuildFailureWithFixedBackendPostsAnErrorNamingTheCall) {
     GstHarness* h = makeHarness("cudaconvolve", props("cudaconvolve", testBackend()), 2, bus);
     gst_harness_set_src_caps_str(h, capsString("GRAY8", kWidth, kHeight).c_str());
     std::vector<GstBuffer*> inputs, outputs;
-    GstFlowReturn ret = GST_FLOW_OK;
-    int i = 0;
-    for (; i < kFrames && ret == GST_FLOW_OK; ++i) {
+    const auto changeToBox = [h](int i) {
         if (i == kFaultFrame) gst_util_set_object_arg(G_OBJECT(h->element), "preset", "box");
-        inputs.push_back(randomFrame(info, std::uint32_t(80 + i), GstClockTime(i) * kFrame));
-        ret = gst_harness_push(h, gst_buffer_ref(inputs.back()));
-        while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
-    }
-    EXPECT_EQ(ret, GST_FLOW_ERROR);
-    EXPECT_EQ(i - 1, kFaultFrame) << "the push that met the changed settings fails";
+    };
+    EXPECT_EQ(pushFrames(h, info, 80, changeToBox, inputs, outputs), GST_FLOW_ERROR);
+    EXPECT_EQ(inputs.size(), std::size_t(kFaultFrame + 1)) << "the push that met the changed settings fails";
     for (std::size_t k = 0; k < outputs.size(); ++k) {
         EXPECT_EQ(GST_BUFFER_PTS(outputs[k]), GstClockTime(k) * kFrame);
         EXPECT_EQ(difference(outputs[k], info, expected("cudaconvolve", inputs[k], info)), 0) << "frame " << k;
@@ -392,15 +407,12 @@ TEST(LiveChangeFault, FallbackWhileTheCurrentSettingsAreInvalidUsesTheLastValidO
     GstHarness* h = makeHarness("cudahisteq", props("cudahisteq", "auto"), 2, bus);
     gst_harness_set_src_caps_str(h, capsString("GRAY16_LE", kWidth, kHeight).c_str());
     std::vector<GstBuffer*> inputs, outputs;
-    for (int i = 0; i < kFrames; ++i) {
-        if (i == 3) {
-            gst_util_set_object_arg(G_OBJECT(h->element), "tiles-x", "40");
-            gst_util_set_object_arg(G_OBJECT(h->element), "tiles-y", "40");
-        }
-        inputs.push_back(randomFrame(info, std::uint32_t(300 + i), GstClockTime(i) * kFrame));
-        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(inputs.back())), GST_FLOW_OK) << "frame " << i;
-        while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
-    }
+    const auto invalidGrid = [h](int i) {
+        if (i != 3) return;
+        gst_util_set_object_arg(G_OBJECT(h->element), "tiles-x", "40");
+        gst_util_set_object_arg(G_OBJECT(h->element), "tiles-y", "40");
+    };
+    ASSERT_EQ(pushFrames(h, info, 300, invalidGrid, inputs, outputs), GST_FLOW_OK);
     outputs = finish(h, outputs);
     ASSERT_EQ(outputs.size(), std::size_t(kFrames));
     EqualizeDesc desc;
@@ -409,22 +421,13 @@ TEST(LiveChangeFault, FallbackWhileTheCurrentSettingsAreInvalidUsesTheLastValidO
     desc.tilesY = 2;
     auto reference = makeReferenceEqualizer(EqualizePlan::make(desc, SampleType::U16, 1));
     for (int i = 0; i < kFrames; ++i) {
-        GstVideoFrame in;
-        gst_video_frame_map(&in, &info, inputs[std::size_t(i)], GST_MAP_READ);
-        HostImage src = planeImage(in, 0, 1);
-        gst_video_frame_unmap(&in);
+        HostImage src = inputPlane(inputs[std::size_t(i)], info);
         HostImage want = src;
         reference->process(src.view(), want.view());
         EXPECT_EQ(GST_BUFFER_PTS(outputs[std::size_t(i)]), GstClockTime(i) * kFrame);
         EXPECT_EQ(difference(outputs[std::size_t(i)], info, want), 0) << "frame " << i;
     }
-    std::vector<GstMessage*> warnings = popMessages(bus, GST_MESSAGE_WARNING);
-    std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
-    EXPECT_TRUE(errors.empty()) << allText(errors);
-    EXPECT_TRUE(contains(warnings, "keeping the previous ones")) << allText(warnings);
-    EXPECT_TRUE(contains(warnings, "continues on the CPU")) << allText(warnings);
-    unrefMessages(warnings);
-    unrefMessages(errors);
+    expectWarningsOnly(bus, {"keeping the previous ones", "continues on the CPU"});
     unrefAll(inputs);
     unrefAll(outputs);
     gst_harness_teardown(h);
