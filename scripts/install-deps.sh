@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what gst-cuda-filters needs on Debian 12 (idempotent: only missing packages are installed).
 # The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA backend is built too.
+# libgstreamer-plugins-bad1.0-dev brings GStreamer's CUDA library (gstreamer-cuda-1.0): memory:CUDAMemory on the pads.
 set -euo pipefail
 packages=(
   meson ninja-build pkg-config g++ python3
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   libopencv-core-dev libopencv-imgproc-dev
   libgtest-dev
