@@ -1,7 +1,10 @@
 // Memory of a GstCudaFilter: the buffer pools it offers upstream (pinned with CUDA, so the upload is a DMA from
-// where upstream wrote the frame) and the one it takes for its output (pinned, so the download lands in the
-// outgoing buffer). The CUDA-memory path joins here.
+// where upstream wrote the frame; CUDA memory of the shared context where memory:CUDAMemory is negotiated) and the
+// one it takes for its output (pinned, so the download lands in the outgoing buffer; or CUDA memory, where the
+// filter writes in place).
 #include "allocation.h"
+
+#include "cudamemory.h"
 
 #include "filterstate.h"
 
@@ -57,6 +60,21 @@ gboolean gst_cuda_filter_propose_allocation(GstBaseTransform* trans, GstQuery* d
     gst_query_parse_allocation(query, &caps, &needPool);
     GstVideoInfo info;
     if (!caps || !gst_video_info_from_caps(&info, caps)) return FALSE;
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    if (caps_are_cuda_memory(caps)) {
+        if (needPool && st.cudaContext) {
+            guint size = 0;
+            GstBufferPool* pool = cuda_memory_pool_new(st.cudaContext.get(), caps, guint(st.depth + 1), 0, &size);
+            if (pool) {
+                GST_DEBUG_OBJECT(self, "proposing a CUDA memory pool upstream");
+                gst_query_add_allocation_pool(query, pool, size, guint(st.depth + 1), 0);
+                gst_object_unref(pool);
+            }
+        }
+        gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+        return TRUE;
+    }
+#endif
     if (needPool) {
         const bool pinned = st.executor && st.executor->backend() == Backend::Cuda;
         // Upstream's pool must hold the frames we keep in flight plus the one it is writing.
@@ -92,6 +110,40 @@ gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* qu
     if (havePool) gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
     size = MAX(size, guint(GST_VIDEO_INFO_SIZE(&info)));
     min = MAX(min, guint(st.depth + 1));  // the frames in flight hold output buffers too
+
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    if (caps_are_cuda_memory(caps)) {
+        if (!st.cudaContext) {
+            if (pool) gst_object_unref(pool);
+            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("memory:CUDAMemory negotiated without a CUDA context"), (nullptr));
+            return FALSE;
+        }
+        // Downstream's pool when it is CUDA memory of our context (a neighbour of ours, cudadownload), else our own.
+        if (pool && !pool_is_cuda_memory_of(pool, st.cudaContext.get())) gst_clear_object(&pool);
+        if (pool) {
+            GstStructure* config = gst_buffer_pool_get_config(pool);
+            gst_buffer_pool_config_set_params(config, caps, size, min, max);
+            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+            if (!gst_buffer_pool_set_config(pool, config)) gst_clear_object(&pool);
+        }
+        if (pool) {
+            GstStructure* config = gst_buffer_pool_get_config(pool);
+            gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
+            gst_structure_free(config);
+        } else {
+            pool = cuda_memory_pool_new(st.cudaContext.get(), caps, min, max, &size);
+        }
+        if (!pool) {
+            GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create a CUDA memory buffer pool"), (nullptr));
+            return FALSE;
+        }
+        GST_DEBUG_OBJECT(self, "output in CUDA memory");
+        if (havePool) gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
+        else gst_query_add_allocation_pool(query, pool, size, min, max);
+        gst_object_unref(pool);
+        return TRUE;
+    }
+#endif
 
     // With CUDA the download should land in pinned memory; downstream's pool is used when it is pinned or the
     // backend is the CPU.

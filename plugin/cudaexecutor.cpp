@@ -1,11 +1,16 @@
 // The CUDA backend of the frame pipeline. Each slot owns a stream, an event, device input and output images and
 // pinned staging areas. A frame is enqueued whole on its slot's stream (upload → filter → download → event), so
 // with several slots in flight frame N's upload, N−1's filtering and N−2's download overlap on the copy engines and
-// the SMs. Pinned input (our pool) is uploaded in place; pageable input is first copied into the slot's pinned
-// staging area. The download goes straight into a pinned output buffer, else through the staging area. Input and
-// output may differ in format (a subclass's transform_formats): each side has its own device image and staging.
+// the SMs. Where the frame lies decides each step: CUDA memory (memory:CUDAMemory, mapped on the device by the
+// pipeline) is filtered where it lies and written in place, with no transfer; pinned host memory (our pools) and
+// pageable memory that is registered (hostregistration.h) move by DMA; other pageable memory is copied through the
+// slot's pinned staging area. Input and output may differ in format (a subclass's transform_formats): each side has
+// its own device image and staging. Everything runs in the executor's context: a neighbour's GstCudaContext, or the
+// device's primary context.
 #include "frameexecutor.h"
+#include "driverapi.h"
 #include "gstcudapinnedallocator.h"
+#include "hostregistration.h"
 
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/error.hpp>
@@ -52,10 +57,39 @@ struct Side {
     }
 };
 
+// True when every plane of `frame` lies in memory the copy engines can read or write directly: pinned by us, or
+// registered pageable memory.
+bool dma_capable(GstBuffer* buffer, const GstVideoFrame& frame, const std::vector<PlaneLayout>& planes) {
+    if (gst_buffer_is_cuda_pinned(buffer)) return true;
+    struct Range {
+        const guint8* begin;
+        const guint8* end;
+    };
+    std::vector<Range> registered;
+    for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i) {
+        GstMemory* mem = gst_buffer_peek_memory(buffer, i);
+        GstMapInfo map;
+        if (!gst_memory_map(mem, &map, GST_MAP_READ)) return false;
+        const bool ok = host_memory_registered(buffer, mem, map.data, map.size);
+        if (ok) registered.push_back({map.data, map.data + map.size});
+        gst_memory_unmap(mem, &map);
+        if (!ok) return false;
+    }
+    for (std::size_t p = 0; p < planes.size(); ++p) {
+        const auto* begin = static_cast<const guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+        const auto* end = begin + std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p)) * (planes[p].height - 1) +
+                          planes[p].rowBytes;
+        bool inside = false;
+        for (const Range& r : registered) inside = inside || (begin >= r.begin && end <= r.end);
+        if (!inside) return false;  // the frame was mapped through a merged copy
+    }
+    return true;
+}
+
 class CudaExecutor final : public FrameExecutor {
 public:
-    explicit CudaExecutor(int device) : device_(device) {
-        checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+    CudaExecutor(int device, driver::Context context) : device_(device), context_(context) {
+        makeCurrent();
         checkCuda(cudaFree(nullptr), "cudaFree(nullptr) (context creation)");
     }
     ~CudaExecutor() override {
@@ -65,7 +99,10 @@ public:
 
     Backend backend() const override { return Backend::Cuda; }
 
-    void makeCurrent() override { checkCuda(cudaSetDevice(device_), "cudaSetDevice"); }
+    void makeCurrent() override {
+        if (context_) driver::setCurrentContext(context_);
+        else checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+    }
     void makeCurrentForRelease() noexcept override { selectDevice(); }
 
     void configure(const GstVideoInfo& in, const std::vector<PlaneLayout>& inPlanes, const GstVideoInfo& out,
@@ -93,37 +130,50 @@ public:
         makeCurrent();
         Slot& slot = slots_.at(frame.slot);
         cudaStream_t stream = slot.stream.get();
-        const std::vector<ImageView> host = frameViews(in_.planes, frame.inFrame);
-        const std::vector<ImageView> devIn = bufferViews(in_.planes, slot.input.data(), in_.offsets, in_.pitches);
-        const std::vector<ImageView> devOut = bufferViews(out_.planes, slot.output.data(), out_.offsets, out_.pitches);
+        const std::vector<ImageView> devIn = frame.inDevice ? frameViews(in_.planes, frame.inFrame)
+                                                            : bufferViews(in_.planes, slot.input.data(), in_.offsets, in_.pitches);
+        const std::vector<ImageView> devOut = frame.outDevice
+                                                  ? frameViews(out_.planes, frame.outFrame)
+                                                  : bufferViews(out_.planes, slot.output.data(), out_.offsets, out_.pitches);
         for (std::size_t p = 0; p < out_.planes.size(); ++p)
             if (!frame.work->writesPlane(int(p)) && !sameLayout_)
                 throw cudafilters::InvalidArgument("output plane " + std::to_string(p) +
                                                    " is not written and the input has another layout");
 
-        const bool inPinned = gst_buffer_is_cuda_pinned(frame.in);
         faultPoint(FaultCall::Alloc, frame.index);  // test seam: staging allocation
         faultPoint(FaultCall::Upload, frame.index);
-        std::vector<ImageView> upload = host;
-        if (!inPinned) upload = stage(slot.stagingIn, in_, host, /*copyRows=*/true);
-        for (std::size_t p = 0; p < in_.planes.size(); ++p)
-            checkCuda(cudaMemcpy2DAsync(devIn[p].data, devIn[p].pitch, upload[p].data, upload[p].pitch,
-                                        in_.planes[p].rowBytes, in_.planes[p].height, cudaMemcpyHostToDevice, stream),
-                      "cudaMemcpy2DAsync (upload)");
+        if (!frame.inDevice) {
+            std::vector<ImageView> upload = frameViews(in_.planes, frame.inFrame);
+            if (!dma_capable(frame.in, frame.inFrame, in_.planes)) upload = stage(slot.stagingIn, in_, upload, /*copyRows=*/true);
+            for (std::size_t p = 0; p < in_.planes.size(); ++p)
+                checkCuda(cudaMemcpy2DAsync(devIn[p].data, devIn[p].pitch, upload[p].data, upload[p].pitch,
+                                            in_.planes[p].rowBytes, in_.planes[p].height, cudaMemcpyHostToDevice, stream),
+                          "cudaMemcpy2DAsync (upload)");
+        }
 
         faultPoint(FaultCall::Launch, frame.index);
         frame.work->process(frame.slot, devIn, devOut, reinterpret_cast<GpuStream>(stream));
         faultPoint(FaultCall::Download, frame.index);
 
-        slot.outStaged = !gst_buffer_is_cuda_pinned(frame.out);
-        std::vector<ImageView> download = frameViews(out_.planes, frame.outFrame);
-        if (slot.outStaged) download = stage(slot.stagingOut, out_, download, /*copyRows=*/false);
-        for (std::size_t p = 0; p < out_.planes.size(); ++p) {
-            const ImageView& from = frame.work->writesPlane(int(p)) ? devOut[p] : devIn[p];
-            checkCuda(cudaMemcpy2DAsync(download[p].data, download[p].pitch, from.data, from.pitch,
-                                        out_.planes[p].rowBytes, out_.planes[p].height, cudaMemcpyDeviceToHost,
-                                        stream),
-                      "cudaMemcpy2DAsync (download)");
+        slot.outStaged = false;
+        if (frame.outDevice) {
+            for (std::size_t p = 0; p < out_.planes.size(); ++p)
+                if (!frame.work->writesPlane(int(p)))
+                    checkCuda(cudaMemcpy2DAsync(devOut[p].data, devOut[p].pitch, devIn[p].data, devIn[p].pitch,
+                                                out_.planes[p].rowBytes, out_.planes[p].height,
+                                                cudaMemcpyDeviceToDevice, stream),
+                              "cudaMemcpy2DAsync (plane copy)");
+        } else {
+            slot.outStaged = !dma_capable(frame.out, frame.outFrame, out_.planes);
+            std::vector<ImageView> download = frameViews(out_.planes, frame.outFrame);
+            if (slot.outStaged) download = stage(slot.stagingOut, out_, download, /*copyRows=*/false);
+            for (std::size_t p = 0; p < out_.planes.size(); ++p) {
+                const ImageView& from = frame.work->writesPlane(int(p)) ? devOut[p] : devIn[p];
+                checkCuda(cudaMemcpy2DAsync(download[p].data, download[p].pitch, from.data, from.pitch,
+                                            out_.planes[p].rowBytes, out_.planes[p].height, cudaMemcpyDeviceToHost,
+                                            stream),
+                          "cudaMemcpy2DAsync (download)");
+            }
         }
         faultPoint(FaultCall::Stream, frame.index);
         checkCuda(cudaEventRecord(slot.done.get(), stream), "cudaEventRecord");
@@ -159,6 +209,7 @@ public:
 
 private:
     bool selectDevice() noexcept {
+        if (context_) return driver::trySetCurrentContext(context_);
         if (cudaSetDevice(device_) == cudaSuccess) return true;
         cudaGetLastError();
         return false;
@@ -185,6 +236,7 @@ private:
     }
 
     int device_;
+    driver::Context context_;  // null: the device's primary context
     Side in_, out_;
     bool sameLayout_ = true;
     std::vector<Slot> slots_;
@@ -192,6 +244,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<FrameExecutor> makeCudaExecutor(int device) { return std::make_unique<CudaExecutor>(device); }
+std::unique_ptr<FrameExecutor> makeCudaExecutor(int device, void* context) {
+    return std::make_unique<CudaExecutor>(device, context);
+}
 
 }  // namespace gstcudafilters

@@ -1,6 +1,7 @@
 #pragma once
 // The private state of a GstCudaFilter, shared by the files of the base: the settings (under the object lock), the
 // stream state (owned by the streaming thread) and the hand-over of a new run's state from start() to that thread.
+#include "cudamemory.h"
 #include "frameexecutor.h"
 #include "gstcudafilter.h"
 
@@ -33,6 +34,10 @@ struct StreamState {
     bool autoBackend = false;
     int device = 0;
     int depth = kDefaultPipelineDepth;
+    // The GstCudaContext the run works in (shared with the neighbours; null without GStreamer's CUDA library or on
+    // the CPU) and its CUcontext, made current wherever the executor works.
+    std::shared_ptr<GstCudaContext> cudaContext;
+    void* cuContext = nullptr;
     std::unique_ptr<FrameExecutor> executor;
 
     GstVideoInfo info{};
@@ -42,6 +47,8 @@ struct StreamState {
     std::vector<PlaneLayout> planes;
     GstVideoInfo outInfo{};                // == info unless transform_formats negotiated another format
     std::vector<PlaneLayout> outPlanes;
+    bool inCudaMemory = false;             // memory:CUDAMemory negotiated on the sink / src pad
+    bool outCudaMemory = false;
 
     std::shared_ptr<FilterWork> work;  // null: passthrough
     unsigned workGeneration = 0;
@@ -69,6 +76,10 @@ struct FilterPrivate {
     bool starting = false;
     std::unique_ptr<StreamState> started;
     std::atomic<bool> handOver{false};  // `starting` or `started` set: the streaming thread must look
+
+    // A CUDA context offered through set_context (by the application or a neighbour), or the one this element made
+    // and announced; answers the neighbours' CONTEXT queries. Owned reference, under the object lock.
+    GstCudaContext* sharedContext = nullptr;
 };
 
 FilterPrivate* priv_of(GstCudaFilter* self);

@@ -22,6 +22,8 @@ struct FrameInFlight {
     GstVideoFrame inFrame{};
     GstVideoFrame outFrame{};
     bool mapped = false;
+    bool inDevice = false;          // inFrame/outFrame mapped on the device (GST_MAP_CUDA): CUDA memory of our context
+    bool outDevice = false;
     int slot = -1;                  // -1: passthrough, nothing to wait for
     guint64 index = 0;              // frames submitted before this one since start (the fault seam counts these)
     std::shared_ptr<FilterWork> work;
@@ -112,7 +114,8 @@ protected:
 };
 
 std::unique_ptr<FrameExecutor> makeCpuExecutor();
-// Throws cudafilters::CudaError when the device cannot be used. Only in a build with CUDA.
-std::unique_ptr<FrameExecutor> makeCudaExecutor(int device);
+// Throws cudafilters::CudaError when the device cannot be used. Only in a build with CUDA. `context` (a CUcontext,
+// null for the device's primary context) is made current wherever the executor works.
+std::unique_ptr<FrameExecutor> makeCudaExecutor(int device, void* context);
 
 }  // namespace gstcudafilters

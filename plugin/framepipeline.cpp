@@ -23,6 +23,41 @@ void unmap_frame(FrameInFlight& entry) {
     entry.mapped = false;
 }
 
+// Maps a frame's buffers for its executor: on the device (GST_MAP_CUDA) where a buffer is CUDA memory of the run's
+// context and the executor is CUDA, else on the host (GStreamer's CUDA memory then stages it itself). On failure the
+// error names the side and what the caps need.
+bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
+    const bool onDevice = st.executor->backend() == Backend::Cuda;
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    f.inDevice = onDevice && buffer_is_cuda_memory_of(f.in, st.cudaContext.get());
+    f.outDevice = onDevice && buffer_is_cuda_memory_of(f.out, st.cudaContext.get());
+#else
+    (void)onDevice;
+    f.inDevice = f.outDevice = false;
+#endif
+    if (!gst_video_frame_map(&f.inFrame, &st.info, f.in, GstMapFlags(GST_MAP_READ | (f.inDevice ? kMapCuda : 0)))) {
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+        return false;
+    }
+    if (!gst_video_frame_map(&f.outFrame, &st.outInfo, f.out,
+                             GstMapFlags(GST_MAP_WRITE | (f.outDevice ? kMapCuda : 0)))) {
+        gst_video_frame_unmap(&f.inFrame);
+        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
+        return false;
+    }
+    f.mapped = true;
+    return true;
+}
+
+// The work of a frame whose pixels stay as they are but whose memory changes (system ↔ CUDA memory, e.g. the
+// identity preset between pads of different memory): the executor's plane copies do everything.
+class CopyWork final : public FilterWork {
+public:
+    bool writesPlane(int) const override { return false; }
+    void process(int, const std::vector<ImageView>&, const std::vector<ImageView>&, GpuStream) override {}
+    std::shared_ptr<FilterWork> rebuild(Backend, int) const override { return std::make_shared<CopyWork>(); }
+};
+
 void release_entry(FrameInFlight& entry) {
     if (entry.event) gst_event_unref(entry.event);
     entry.event = nullptr;
@@ -114,6 +149,10 @@ gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
     }
     for (FrameInFlight& f : st.queue) {
         if (f.event || f.slot < 0 || !f.work) continue;
+        if (f.inDevice || f.outDevice) {  // the CPU reads and writes them through host mappings
+            unmap_frame(f);
+            if (!map_frame(self, st, f)) return FALSE;
+        }
         try {
             st.executor->submit(f);
         } catch (const std::exception& e) {
@@ -190,7 +229,7 @@ void make_executor(StreamState& st) {
     }
     st.executor.reset();
 #ifdef CUDAFILTERS_HAVE_CUDA
-    if (st.backend == Backend::Cuda) st.executor = makeCudaExecutor(st.device);
+    if (st.backend == Backend::Cuda) st.executor = makeCudaExecutor(st.device, st.cuContext);
 #endif
     if (!st.executor) st.executor = makeCpuExecutor();
     if (G_UNLIKELY(st.fault != nullptr)) st.executor->setFaultSeam(st.fault);
@@ -225,6 +264,7 @@ gboolean rebuild_work(GstCudaFilter* self, bool atNegotiation) {
         std::shared_ptr<FilterWork> work = klass->make_work(self, config);
         if (!work && GST_VIDEO_INFO_FORMAT(&st.info) != GST_VIDEO_INFO_FORMAT(&st.outInfo))
             throw InvalidArgument("the settings leave frames unchanged but the output format differs from the input's");
+        if (!work && st.inCudaMemory != st.outCudaMemory) work = std::make_shared<CopyWork>();
         adopt_work(st, std::move(work));
         st.haveWork = true;
     } catch (const InvalidArgument& e) {

@@ -1,5 +1,7 @@
 #include "gstcudapinnedallocator.h"
 
+#include "hostregistration.h"
+
 #include <cudafilters/cuda_raii.hpp>
 
 #include <cuda_runtime.h>
@@ -13,7 +15,7 @@ struct _GstCudaPinnedAllocator {
     GstAllocator parent;
 };
 
-enum { PROP_0, PROP_PINNED_BYTES };
+enum { PROP_0, PROP_PINNED_BYTES, PROP_REGISTERED_BYTES };
 
 namespace {
 
@@ -86,6 +88,7 @@ static void gst_cuda_pinned_allocator_free(GstAllocator*, GstMemory* mem) {
 
 static void gst_cuda_pinned_allocator_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
     if (prop_id == PROP_PINNED_BYTES) g_value_set_uint64(value, cudafilters::pinnedHostBytes());
+    else if (prop_id == PROP_REGISTERED_BYTES) g_value_set_uint64(value, gstcudafilters::host_registered_bytes());
     else G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 }
 
@@ -96,6 +99,12 @@ static void gst_cuda_pinned_allocator_class_init(GstCudaPinnedAllocatorClass* kl
         g_param_spec_uint64("pinned-bytes", "Pinned bytes",
                             "Page-locked host memory the plugin holds now: pooled frames and the elements' staging "
                             "areas (a leak gauge)",
+                            0, G_MAXUINT64, 0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+    g_object_class_install_property(gobject_class, PROP_REGISTERED_BYTES,
+        g_param_spec_uint64("registered-bytes", "Registered bytes",
+                            "Pageable host memory of other elements the plugin holds page-locked now (cudaHostRegister: "
+                            "frames recycled by upstream pools, uploaded by DMA where they lie); released with that "
+                            "memory (a leak gauge)",
                             0, G_MAXUINT64, 0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
     GstAllocatorClass* allocator_class = GST_ALLOCATOR_CLASS(klass);
     allocator_class->alloc = gst_cuda_pinned_allocator_alloc;

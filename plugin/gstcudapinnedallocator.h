@@ -13,7 +13,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(GstCudaPinnedAllocator, gst_cuda_pinned_allocator, GST, CUDA_PINNED_ALLOCATOR, GstAllocator)
 
 // The process-wide instance (transfer full), also registered as GST_CUDA_PINNED_MEMORY_TYPE; its read-only
-// "pinned-bytes" property (guint64) is the page-locked host memory the plugin holds now.
+// "pinned-bytes" property (guint64) is the page-locked host memory the plugin holds now, its "registered-bytes" the
+// pageable memory of other elements it holds registered (hostregistration.h).
 GstAllocator* gst_cuda_pinned_allocator_get(void);
 
 gboolean gst_is_cuda_pinned_memory(GstMemory* mem);

@@ -1,0 +1,134 @@
+// GStreamer's CUDA library glue (see cudamemory.h).
+#include "cudamemory.h"
+
+#include "driverapi.h"
+
+#include <cudafilters/device.hpp>
+#include <cudafilters/error.hpp>
+
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include <string>
+
+GST_DEBUG_CATEGORY_EXTERN(gst_cuda_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_filter_debug
+
+namespace gstcudafilters {
+
+bool cuda_memory_available() {
+    static const bool available = [] {
+        if (!gst_cuda_load_library()) {
+            GST_INFO("GStreamer's CUDA library found no CUDA driver: no memory:CUDAMemory");
+            return false;
+        }
+        gst_cuda_memory_init_once();
+        return cudafilters::cudaDeviceCount() > 0;
+    }();
+    return available;
+}
+
+void cuda_memory_set_context(GstElement* element, GstContext* context, int device, GstCudaContext** slot) {
+    if (!cuda_memory_available()) return;
+    gst_cuda_handle_set_context(element, context, device, slot);
+}
+
+gboolean cuda_memory_context_query(GstElement* element, GstQuery* query, GstCudaContext* context) {
+    if (!context) return FALSE;
+    return gst_cuda_handle_context_query(element, query, context);
+}
+
+namespace {
+
+// Asks the neighbours for their CUDA context: the peers of both pads, then the application through NEED_CONTEXT.
+// An answer arrives through GstElement::set_context.
+void ask_neighbours(GstElement* element, GstCudaContext** offered) {
+    GstQuery* query = gst_query_new_context(GST_CUDA_CONTEXT_TYPE);
+    for (GList* l = element->pads; l && !*offered; l = l->next) {
+        if (!gst_pad_peer_query(GST_PAD(l->data), query)) continue;
+        GstContext* context = nullptr;
+        gst_query_parse_context(query, &context);
+        if (context) gst_element_set_context(element, context);
+    }
+    gst_query_unref(query);
+    if (!*offered)
+        gst_element_post_message(element, gst_message_new_need_context(GST_OBJECT(element), GST_CUDA_CONTEXT_TYPE));
+}
+
+}  // namespace
+
+GstCudaContext* cuda_memory_acquire_context(GstElement* element, int device, GstCudaContext** offered) {
+    if (!*offered) ask_neighbours(element, offered);
+    if (*offered) {
+        GST_INFO_OBJECT(element, "working in the shared CUDA context %" GST_PTR_FORMAT, *offered);
+        return static_cast<GstCudaContext*>(gst_object_ref(*offered));
+    }
+    const int ordinal = device < 0 ? 0 : device;
+    void* primary = driver::primaryContext(ordinal);
+    GstCudaContext* context = gst_cuda_context_new_wrapped(static_cast<CUcontext>(primary),
+                                                           CUdevice(driver::deviceHandle(ordinal)));
+    if (!context)
+        throw cudafilters::CudaError("gst_cuda_context_new_wrapped", 0, "GstCudaContext",
+                                     "could not wrap the primary context of device " + std::to_string(ordinal));
+    GST_INFO_OBJECT(element, "offering the primary context of device %d to the neighbours", ordinal);
+    *offered = static_cast<GstCudaContext*>(gst_object_ref(context));
+    gst_element_post_message(element,
+                             gst_message_new_have_context(GST_OBJECT(element), gst_context_new_cuda_context(context)));
+    return context;
+}
+
+void* cuda_context_handle(GstCudaContext* context) { return gst_cuda_context_get_handle(context); }
+
+int cuda_context_device(GstCudaContext* context) {
+    guint device = 0;
+    g_object_get(context, "cuda-device-id", &device, nullptr);
+    return int(device);
+}
+
+bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context) {
+    const guint n = gst_buffer_n_memory(buffer);
+    if (!context || n == 0) return false;
+    for (guint i = 0; i < n; ++i) {
+        GstMemory* mem = gst_buffer_peek_memory(buffer, i);
+        if (!gst_is_cuda_memory(mem)) return false;
+        GstCudaContext* owner = GST_CUDA_MEMORY_CAST(mem)->context;
+        if (owner != context && gst_cuda_context_get_handle(owner) != gst_cuda_context_get_handle(context)) return false;
+    }
+    return true;
+}
+
+GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,
+                                    guint* size) {
+    GstVideoInfo info;
+    if (!gst_video_info_from_caps(&info, caps)) return nullptr;
+    GstBufferPool* pool = gst_cuda_buffer_pool_new(context);
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), min_buffers, max_buffers);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(pool, config)) {
+        // The pool may have adjusted the config (its pitched layout): take it when it still fits.
+        config = gst_buffer_pool_get_config(pool);
+        const bool fits = gst_buffer_pool_config_validate_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)),
+                                                                 min_buffers, max_buffers);
+        if (!fits) gst_structure_free(config);
+        if (!fits || !gst_buffer_pool_set_config(pool, config)) {
+            gst_object_unref(pool);
+            return nullptr;
+        }
+    }
+    config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_get_params(config, nullptr, size, nullptr, nullptr);
+    gst_structure_free(config);
+    return pool;
+}
+
+bool pool_is_cuda_memory_of(GstBufferPool* pool, GstCudaContext* context) {
+    if (!pool || !GST_IS_CUDA_BUFFER_POOL(pool)) return false;
+    GstCudaContext* owner = GST_CUDA_BUFFER_POOL(pool)->context;
+    return owner == context || (owner && gst_cuda_context_get_handle(owner) == gst_cuda_context_get_handle(context));
+}
+
+}  // namespace gstcudafilters

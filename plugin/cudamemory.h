@@ -1,0 +1,57 @@
+#pragma once
+// memory:CUDAMemory through GStreamer's CUDA library (gstreamer-cuda-1.0): the GstCudaContext an element shares with
+// its neighbours, the CUDA buffer pools on its pads, and which frames can be filtered where they lie. Defined only in
+// a build with that library (CUDAFILTERS_HAVE_GST_CUDA); without it the elements move frames through host memory.
+#include <gst/gst.h>
+
+typedef struct _GstCudaContext GstCudaContext;
+
+namespace gstcudafilters {
+
+// The caps feature of frames in CUDA device memory, and the map flag that maps them on the device (GST_MAP_CUDA).
+constexpr const char* kCudaMemoryFeature = "memory:CUDAMemory";
+constexpr GstMapFlags kMapCuda = GstMapFlags(GST_MAP_FLAG_LAST << 1);
+
+// True when the first structure of `caps` carries memory:CUDAMemory. (Needs no CUDA library.)
+inline bool caps_are_cuda_memory(const GstCaps* caps) {
+    if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) return false;
+    GstCapsFeatures* features = gst_caps_get_features(caps, 0);
+    return features && !gst_caps_features_is_any(features) && gst_caps_features_contains(features, kCudaMemoryFeature);
+}
+
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+
+// The library loads (it finds libcuda) and a device exists: CUDA memory can be offered on the pads.
+bool cuda_memory_available();
+
+// A context offered by the application or a neighbour (GstElement::set_context): kept in `*context` when it is a
+// CUDA context for `device` (-1: any).
+void cuda_memory_set_context(GstElement* element, GstContext* context, int device, GstCudaContext** slot);
+
+// Answers a neighbour's CONTEXT query with `context` (may be null: not answered).
+gboolean cuda_memory_context_query(GstElement* element, GstQuery* query, GstCudaContext* context);
+
+// The context the element works in (transfer full): `offered` when set; else a neighbour's, asked for through the
+// CONTEXT query and the NEED_CONTEXT message (answers arrive through set_context into `*offered`); else a new one
+// wrapping the primary context of `device` (-1: device 0), which is announced with HAVE_CONTEXT so that the
+// neighbours share it. Throws cudafilters::CudaError when the device cannot be used.
+GstCudaContext* cuda_memory_acquire_context(GstElement* element, int device, GstCudaContext** offered);
+
+// The context's CUcontext and device ordinal.
+void* cuda_context_handle(GstCudaContext* context);
+int cuda_context_device(GstCudaContext* context);
+
+// True when every memory of `buffer` is CUDA memory of `context`: it can be read or written on the device as it lies.
+bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context);
+
+// A GstCudaBufferPool on `context` configured for `caps` with video metas (transfer full; null on failure); `*size`
+// is set to its buffers' size (pitched).
+GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,
+                                    guint* size);
+
+// True when `pool` is a GstCudaBufferPool on `context`.
+bool pool_is_cuda_memory_of(GstBufferPool* pool, GstCudaContext* context);
+
+#endif
+
+}  // namespace gstcudafilters
