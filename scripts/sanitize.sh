@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${ASAN_BUILD_DIR:-build-asan}
 if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" -Dcuda=disabled -Dexamples=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+  meson setup "$build" -Dcuda=disabled -Dexamples=disabled -Dtest-seams=enabled -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debugoptimized >/dev/null || exit 1
 fi
 ninja -C "$build" tests/convolve/convolve-tests tests/histeq/histeq-tests tests/element/element-tests plugin/test-seam/libgstcudafilters.so \

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh || exit 1
 build=${BUILD_DIR:-build}
 if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" $(cuda_arch_option) ${MESON_ARGS:-} >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; exit 1; }
+  meson setup "$build" $(cuda_arch_option) -Dtest-seams=enabled ${MESON_ARGS:-} >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; exit 1; }
 fi
 grep -E 'CUDA backend|OpenCV CPU|GStreamer plugin|tests  ' "$build/meson-logs/meson-log.txt" | tail -4 || true
 ninja -C "$build" || exit 1

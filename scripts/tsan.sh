@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${TSAN_BUILD_DIR:-build-tsan}
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ meson setup "$build" -Dcuda=disabled -Db_sanitize=thread -Db_lundef=false -Dexamples=disabled \
+  CC=clang CXX=clang++ meson setup "$build" -Dcuda=disabled -Db_sanitize=thread -Db_lundef=false -Dexamples=disabled -Dtest-seams=enabled \
     >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; exit 1; }
 fi
 ninja -C "$build" -j"${TSAN_JOBS:-2}" plugin/test-seam/libgstcudafilters.so tests/element/element-tests >/dev/null || exit 1
