@@ -56,8 +56,8 @@ std::string inputLayoutProblem(const GstVideoInfo& info, GstBuffer* buffer) {
     std::ostringstream s;
     s << "The input buffer (" << size << " bytes) does not hold a " << caps << " frame: ";
     if (const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer)) {
-        if (meta->format != GST_VIDEO_INFO_FORMAT(&info) || meta->width < GST_VIDEO_INFO_WIDTH(&info) ||
-            meta->height < GST_VIDEO_INFO_HEIGHT(&info) || meta->n_planes != planes) {
+        if (meta->format != GST_VIDEO_INFO_FORMAT(&info) || meta->width < guint(GST_VIDEO_INFO_WIDTH(&info)) ||
+            meta->height < guint(GST_VIDEO_INFO_HEIGHT(&info)) || meta->n_planes != planes) {
             s << "its GstVideoMeta describes " << frameName(meta->format, meta->width, meta->height) << ", the caps "
               << caps << "; the meta must describe the negotiated frame";
         } else if (!stridesHoldRows(info, meta->stride)) {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// What ships: the plugin that meson installs (and the Debian package carries) has no test seam; the uninstalled
-// test build beside it has one, which shows the search would find it.
+// What ships: the plugin that meson installs (and the Debian package carries) has no test seam (the uninstalled
+// test build beside it has one, which shows the search would find it), and docs/elements.md describes it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -33,4 +35,27 @@ TEST(ReleasePlugin, HasNoTestSeam) {
 TEST(TestSeamPlugin, HasTheFaultSeam) {
     if (env("TEST_SEAM_PLUGIN").empty()) GTEST_SKIP() << "no test-seam plugin in this build (-Dtest-seams=disabled)";
     EXPECT_NE(fileBytes(env("TEST_SEAM_PLUGIN")).find("CUDAFILTERS_TEST_INJECT_FAULT"), std::string::npos);
+}
+
+// docs/elements.md is what tools/element_docs.cpp writes for the built plugin.
+TEST(ElementDocs, MatchWhatTheBuiltPluginReports) {
+    const std::string generated = ::testing::TempDir() + "elements-generated.md";
+    const std::string command = env("ELEMENT_DOCS_EXE") + " " + env("RELEASE_PLUGIN") + " " + generated;
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const std::string want = fileBytes(generated);
+    const std::string have = fileBytes(env("ELEMENT_DOCS_PAGE"));
+    std::remove(generated.c_str());
+    if (have == want) return;
+    std::size_t at = 0;
+    while (at < have.size() && at < want.size() && have[at] == want[at]) ++at;
+    const std::size_t line = std::size_t(std::count(have.begin(), have.begin() + std::ptrdiff_t(at), '\n')) + 1;
+    const std::size_t lineStart = have.rfind('\n', at == 0 ? 0 : at - 1);
+    const std::size_t from = lineStart == std::string::npos ? 0 : lineStart + 1;
+    const std::string message = "docs/elements.md differs from the plugin from line " + std::to_string(line) +
+                                ":\n  page:   " + have.substr(from, have.find('\n', from) - from) +
+                                "\n  plugin: " + want.substr(from, want.find('\n', from) - from) +
+                                "\nRegenerate it: ninja -C <build> element-docs";
+    if (env("RELEASE_BUILD_HAS_CUDA") != "1")
+        GTEST_SKIP() << "the page describes the CUDA build and this build has no CUDA backend; " << message;
+    FAIL() << message;
 }
