@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Memory of a GstCudaFilter: the buffer pools it offers upstream (pinned with CUDA, so the upload is a DMA from
 // where upstream wrote the frame; CUDA memory of the shared context where memory:CUDAMemory is negotiated) and the
 // one it takes for its output (pinned, so the download lands in the outgoing buffer; or CUDA memory, where the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend of the frame pipeline: frames are filtered on host memory when submitted.
 #include "frameexecutor.h"
 

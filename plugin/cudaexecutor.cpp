@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA backend of the frame pipeline. Each slot owns a stream, an event, device input and output images and
 // pinned staging areas. A frame is enqueued whole on its slot's stream (upload → filter → download → event), so
 // with several slots in flight frame N's upload, N−1's filtering and N−2's download overlap on the copy engines and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GStreamer's CUDA library glue (see cudamemory.h).
 #include "cudamemory.h"
 

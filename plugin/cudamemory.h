@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // memory:CUDAMemory through GStreamer's CUDA library (gstreamer-cuda-1.0): the GstCudaContext an element shares with
 // its neighbours, the CUDA buffer pools on its pads, and which frames can be filtered where they lie. Defined only in

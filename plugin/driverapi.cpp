@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA driver calls through cudaGetDriverEntryPointByVersion (see driverapi.h).
 #include "driverapi.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The few CUDA driver calls the plugin makes (contexts), found through the runtime's entry-point query so that the
 // plugin links no libcuda and still loads on a machine without a driver. Built only with CUDA.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The test-only fault seam of the frame executors (see FaultSeam in frameexecutor.h).
 #include "frameexecutor.h"
 

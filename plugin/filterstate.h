@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The private state of a GstCudaFilter, shared by the files of the base: the settings (under the object lock), the
 // stream state (owned by the streaming thread) and the hand-over of a new run's state from start() to that thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // What a subclass of GstCudaFilter builds from its settings and the negotiated format: the engine objects that
 // filter the planes of a frame. The base owns the frame pipeline and calls process() once per frame with the

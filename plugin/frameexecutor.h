@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Runs frames of a GstCudaFilter on one backend. A frame is started in its slot (submit) and later completed in
 // frame order (complete). CUDA: submit enqueues upload, filtering and download on the slot's own stream and returns;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The frame pipeline of GstCudaFilter (see framepipeline.h).
 #include "framepipeline.h"
 #include "inputlayout.h"

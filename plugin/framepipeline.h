@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The frame pipeline of a GstCudaFilter: frames enter their slot (submit), leave in order once complete, with the
 // serialized events between them kept in place; work objects are built and rebuilt from the settings; CUDA

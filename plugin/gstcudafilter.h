@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // GstCudaFilter: the abstract base of the project's elements. It negotiates the video formats (same in and out,
 // unless a subclass's transform_formats maps them),

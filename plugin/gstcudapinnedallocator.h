@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // A GstAllocator whose memory is page-locked host memory (cudaHostAlloc): upstream writes frames straight into
 // DMA-able memory, downloads land in the outgoing buffer, and nothing is page-locked per frame.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Registration of pageable host memory with the CUDA driver (see hostregistration.h).
 #include "hostregistration.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Pageable frames by DMA: system memory that upstream recycles (a buffer pool, or the same memory pushed again) is
 // page-locked with cudaHostRegister the first time that pays, and stays registered while that memory lives, so its

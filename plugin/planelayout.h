@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // How a negotiated video format maps onto the engine's pitched plane views: one entry per memory plane, built from
 // GstVideoFormatInfo (no per-format code).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Registers the elements of gst-cuda-filters and, with CUDA, their pinned-memory allocator.
 #include "gstcudaconvolve.h"
 #include "gstcudahisteq.h"

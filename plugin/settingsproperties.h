@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The property plumbing of the elements: a table that binds each GParamSpec to a member of the element's settings
 // struct. Setting a property checks the value on its own (a refused value leaves a warning naming the property and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Prints a summary table of the kernel and element benchmark outputs (markdown as bench-convolve and bench-element
 print them) and draws a PNG: kernel time vs kernel size (ours, NPP) at 1080p and 4K, and element fps by pipeline
 depth against the PCIe bound and the CPU backend.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The benchmark summary on a machine with an NVIDIA GPU: builds, runs the kernel benchmark (with NPP when the CUDA
 # toolkit has it) and the element benchmark, prints a table and draws benchmarks.png (needs python3-matplotlib).
 # Without a GPU it plots the committed figures from docs/raw instead, and says so.

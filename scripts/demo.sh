@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The demo command: installs what is missing, builds, and runs the demo on its built-in scene. Writes
 # demo-output/demo.avi (original | CLAHE | CLAHE + Sobel magnitude) and demo-output/snapshot-*.png.
 set -euo pipefail

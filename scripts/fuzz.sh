@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for FUZZ_SECONDS (default 60): the kernel-text
 # parser, preset/size/sigma combinations, and random property values on both elements between random buffers/caps.
 # Crashes land in tests/fuzz/findings/; each one becomes a regression test.

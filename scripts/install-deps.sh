@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what gst-cuda-filters needs on Debian 12 (idempotent: only missing packages are installed).
 # The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA backend is built too.
 # libgstreamer-plugins-bad1.0-dev brings GStreamer's CUDA library (gstreamer-cuda-1.0): memory:CUDAMemory on the pads.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The CPU path built with AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included) running the unit,
 # histogram and element suites. Any report fails the run (UBSan halts, ASan/LSan exit non-zero).
 # Reports land in build-asan/tests/results/ for scripts/test-summary.py.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Counts test cases over every JUnit XML report (GoogleTest, sanitizer and fuzz runs) of one or more build folders,
 and meson's own log where there is one.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The test command: installs what is missing, builds (CUDA too when nvcc is present), runs every suite and
 # ends with one line "N passed, N failed, N skipped". GPU tests are skipped, not passed, without a GPU.
 set -uo pipefail

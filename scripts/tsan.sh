@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ThreadSanitizer run of the CPU path: builds the plugin and element tests with clang -fsanitize=thread and runs the
 # concurrency, fault-injection and pipeline tests. Any TSan report fails the run (halt_on_error). GLib's locks are
 # made visible to TSan by tests/element/tsan_glib_locks.cpp; tests/tsan.supp only holds justified GLib/GStreamer

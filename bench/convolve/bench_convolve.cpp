@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Kernel benchmark of the CUDA convolution paths, side by side with NPP where it was found at build time.
 //
 // GRAY8 (and RGB for the colour path), replicate border, 1920×1080 and 3840×2160, K ∈ {3, 5, 7, 9, 15, 31}.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Element benchmark: cudaconvolve (5x5 Gaussian) on 1080p GRAY8 and 4K RGBA at pipeline depth 1, 2, 3 on CUDA and on
 // the CPU backend, fed by a source that costs nothing per frame (buffers of the element's proposed pool, filled once
 // and pushed again and again), and the PCIe duplex bound (upload ‖ download of one frame on two streams, pinned)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Kernel benchmark of the CUDA equalizer: global (histogram + LUT + apply) side by side with NPP's
 // nppiHistogramEven_8u_C1R_Ctx + nppiLUT_8u_C1R_Ctx (when built with NPP), and CLAHE 8×8 clip 2.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The integer core of histogram equalization that every backend shares
 // (LUT formulas, CLAHE geometry, colour conversion, temporal smoothing), so that all three agree bit for bit.

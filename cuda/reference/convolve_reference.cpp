@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The reference: one output sample at a time, in double, straight from the definition. The judge of every backend.
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>

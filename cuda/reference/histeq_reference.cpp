@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The reference equalizer: the whole algorithm on planes, frame by frame, with the shared integer core
 // (cuda/core/histeq_core) — what Backend::Reference builds.
 #include "histeq_core.hpp"

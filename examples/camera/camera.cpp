@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Live camera preprocessing: v4l2src → cudahisteq (CLAHE, smoothed) → cudaconvolve (gaussian) → display.
 // Without a camera (or with --test-source) it uses a live test source instead. Prints the pipeline's latency.
 #include <gst/gst.h>

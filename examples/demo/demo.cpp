@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // cudafilters-demo: feeds a synthetic low-contrast, noisy scene through cudahisteq and cudaconvolve and writes
 // a side-by-side video (original | CLAHE | CLAHE, Gaussian 5x5, Sobel magnitude) and PNG snapshots into a folder.
 #include "scene.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // A synthetic low-contrast, noisy street-at-dusk scene: what equalization and edge detection are for. The demo
 // makes it instead of shipping a video; frame t is the same on every machine.

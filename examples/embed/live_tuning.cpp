@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Embedding the elements in an application: frames flow videotestsrc → cudaconvolve → cudahisteq → appsink while
 // the application changes properties live (a Gaussian sigma sweep, then CLAHE clip-limit steps) and measures the
 // effect on every frame it receives: sharpness (mean |Laplacian|) falls as sigma grows, contrast (standard

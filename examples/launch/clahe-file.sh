@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # CLAHE on a video file: clahe-file.sh [input] — decodes, equalizes luma with an 8x8 grid, shows it.
 . "$(dirname "$0")/common.sh"
 input=$(sample_clip "${1:-}")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared by the launch examples. SINK picks the display (autovideosink) or fakesink in the tests;
 # FRAMES bounds the run; BACKEND=auto|cuda|cpu; everything else is the pipeline each script shows.
 SINK=${SINK:-"videoconvert ! autovideosink"}

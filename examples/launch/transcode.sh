@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # File to file: transcode.sh [input] [output.avi] — decode, equalize and sharpen, encode MJPEG.
 . "$(dirname "$0")/common.sh"
 input=$(sample_clip "${1:-}")

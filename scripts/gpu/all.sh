@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The GPU host pass for the whole project, in one call: element suite on CUDA, the engine GPU suites, compute-sanitizer
 # (memcheck, racecheck, initcheck, synccheck) on representative subsets, the element and histeq benchmarks (NPP
 # built here with nvcc) and the demo on CUDA. Logs into $OUT; a short table last. Needs gpu-carry/payload.tar.xz

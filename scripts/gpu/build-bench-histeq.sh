@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds bench-histeq with nvcc alone (no meson, no gtest, no OpenCV, no GStreamer), linking NPP when its headers
 # are present -- meant for the GPU host, where NPP lives. Run from the repository root.
 #   scripts/gpu/build-bench-histeq.sh [output-dir]        (default: build-bench-histeq)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # One pass on the GPU host for the CUDA convolution backend: GPU tests, compute-sanitizer memcheck and racecheck
 # on a representative subset, the NPP benchmark (built here with nvcc). Logs go to $OUT (or ./out); a short
 # summary is printed last. Run from the repository root with build-cuda/tests/convolve/convolve-gpu-tests built for sm_90

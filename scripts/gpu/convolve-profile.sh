@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Nsight Compute speed-of-light for a few convolution kernels (1080p GRAY8 from bench-convolve --quick).
 # Run after scripts/gpu/convolve-check.sh built build-bench/bench-convolve. Output: $OUT/ncu-*.txt
 set -uo pipefail

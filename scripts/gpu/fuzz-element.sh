@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Two halves of guided fuzzing of the element target with the CUDA backend, on the GPU host.
 #   Here:  scripts/gpu/fuzz-element.sh pack [corpus-dir]
 #          builds build-fuzz-gpu (clang ASan + UBSan + libFuzzer, nvcc with clang++ as host compiler, the engine and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """CPU peers of bench-histeq: OpenCV's equalizeHist and CLAHE 8x8 clip 2 on GRAY8, 1080p and 4K, timed on the
 host's cores (cv2's default thread count), median of N runs over rotating random-content frames after warm-up."""
 import sys

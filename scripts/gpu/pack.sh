@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Packs what the GPU host runs (plugin, GPU test suites, element benchmark, demo) from build-gpu/ into
 # gpu-carry/payload.tar.xz (stripped, xz: the fat binaries shrink ~10x), and the GStreamer runtime into .gpu-bundle/.
 #   meson setup build-gpu -Dcuda-arch=9.0 -Dopencv=disabled && ninja -C build-gpu && scripts/gpu/pack.sh

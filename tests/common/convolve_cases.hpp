@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Shared helpers for convolution tests: random kernels, running a backend on host images.
 #include "test_images.hpp"

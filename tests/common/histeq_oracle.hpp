@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Independent oracles for histogram equalization, written from the definitions without the engine's core
 // (cuda/core/histeq_core.*): OracleEqualizer for one plane (cv::equalizeHist / cv::createCLAHE with temporal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Host images for tests: pitched with poisoned padding, random content, sample-wise comparison.
 #include <cudafilters/image.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA backend against the reference, over every feature of the engine. Device images are pitched with
 // poisoned padding (checked untouched on the device), outputs are poisoned before each run, and the result is
 // downloaded into a poisoned host image. Without a CUDA device every test is skipped.

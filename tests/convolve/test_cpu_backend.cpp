@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend against the reference, over every feature of the engine.
 #include "convolve_cases.hpp"
 

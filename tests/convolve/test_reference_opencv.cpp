@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The reference against OpenCV's filter2D / sepFilter2D, for every border mode OpenCV shares.
 #include "convolve_cases.hpp"
 

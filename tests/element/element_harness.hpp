@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Helpers for the element tests: harness set-up on the backend chosen by CUDAFILTERS_TEST_BACKEND (cpu by default,
 // cuda on the GPU host), random frames, planes as host images, captured warnings and bus messages.

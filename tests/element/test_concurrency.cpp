@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Concurrency: properties changed from several threads while frames stream, caps renegotiated under load, state
 // changes racing with the streaming thread. Every output frame must equal the reference for one whole configuration
 // that the setters could have produced (never a torn mix of two), and frames in == frames out wherever nothing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Serialized events between frames: they keep their place behind the frames they follow without draining the
 // pipeline; drains report their failures; start() never waits for a streaming thread blocked downstream.
 #include "element_harness.hpp"

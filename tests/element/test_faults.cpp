@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Fault injection through the executors' test seam (CUDAFILTERS_TEST_INJECT_FAULT="<call>@<frame>[:fatal]"). The
 // seam fails the named call on whichever executor runs (CUDA on the GPU host, the CPU executor elsewhere), so these
 // run on CPU-only CI too:

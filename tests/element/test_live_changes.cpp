@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Settings changed while playing, before every frame: each frame comes out exactly as the engine's reference computes
 // it for the settings in force when it was pushed — values taken in place (divisor, bias, absolute, taps of the same
 // size), a change that needs new engine objects (kernel size), a change to and from passthrough — and cudahisteq keeps

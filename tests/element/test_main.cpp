@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GoogleTest main for the element tests: GStreamer is initialised once; the plugin comes from GST_PLUGIN_PATH.
 #include <gst/gst.h>
 #include <gtest/gtest.h>

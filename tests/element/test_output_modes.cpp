@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // cudaconvolve's output property: `channels` (grey in, kernel n → component n of an RGB-family output) and
 // `multi-channel` (packed RGB in, GRAY8 out = sum over R, G, B of one kernel each). Caps change only when asked;
 // pixels equal the engine's reference with the channel order of the negotiated format; bad combinations fail with

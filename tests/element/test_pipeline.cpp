@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The frame pipeline: frames in == frames out through EOS for every depth, order and metadata kept, flush and caps
 // changes mid-stream, live property changes, the LATENCY answer, metas, allocation, backend choice and fallback.
 #include "element_harness.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Every format at odd sizes through each element: cudaconvolve's output equals the engine's reference applied per plane
 // (filtered planes) or the input (copied planes), padding and all.
 #include "element_harness.hpp"

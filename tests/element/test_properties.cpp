@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Bad input: each invalid property value is refused with a warning naming the property, the old value kept;
 // invalid combinations fail the state change with LIBRARY/SETTINGS; while playing they keep the previous filter.
 #include "element_harness.hpp"

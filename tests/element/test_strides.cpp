@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Buffers whose planes have their own offsets and strides (GstVideoMeta), odd ones included — a 16-bit plane can
 // then start or continue off its sample size — give the same pixels as the same frame in the default layout. And a
 // whole 8K frame through both elements matches the engine. (Found by the element fuzzer: odd strides of GRAY16 made the CPU path

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // ThreadSanitizer builds only: makes GLib's locks visible to TSan. GLib implements GMutex, GRecMutex and GCond on
 // Linux with futexes inside libglib (not instrumented), so TSan sees no happens-before edge through
 // GST_OBJECT_LOCK, pad stream locks or GAsyncQueue and reports every access under those locks as a race. These

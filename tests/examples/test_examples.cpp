@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Each example runs to completion and leaves what it promises.
 #include <gtest/gtest.h>
 

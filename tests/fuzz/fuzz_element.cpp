@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer target: random property values (any type, out of range, NaN/Inf, long strings) set on cudaconvolve or
 // cudahisteq between random buffers under random caps: 14 formats, sizes from 1x1 to a long side of 8192 (the area
 // capped at 2^14 pixels so that an input stays fast), and buffers whose

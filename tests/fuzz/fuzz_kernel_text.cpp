@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer target: any text either parses into kernels that make a valid plan and run on a small frame, or is
 // rejected with InvalidArgument. Anything else (a crash, another exception, a sanitizer report) is a finding.
 #include <cudafilters/convolve.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer target: preset × size × sigma × border × sample type × channels, with arbitrary bytes as values,
 // either build a plan that runs on a small odd frame or are rejected with InvalidArgument.
 #include <cudafilters/convolve.hpp>

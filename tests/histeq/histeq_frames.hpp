@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Test frames for histogram equalization: the content classes of issue 3 at sizes that stress tile padding.
 #include "test_images.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Histogram equalization on the CPU: reference and CPU backend against OpenCV and an independent oracle (0 differing
 // pixels), 16-bit, colour modes, temporal smoothing, statistics and parameter validation.
 #include "histeq_frames.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Histogram equalization on CUDA: bit-exact against the reference (itself bit-exact against OpenCV, see
 // test_histeq_cpu.cpp) and against the CPU backend (OpenCV when built with it), on pitched device images whose padding
 // must stay untouched. Skipped without a CUDA device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Soak: pushes N frames through cudaconvolve ! cudahisteq (GstHarness), changing properties of both elements every
 // 1000 frames, and samples host RSS and, with CUDA, the plugin's page-locked host memory (its allocator's
 // "pinned-bytes") and the device memory in use, every 10 %. Fails when frames in != frames out, when an output is not the reference for its configuration (checked on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Which implementation of a filter to build: the same choice for every filter (Convolver, Equalizer).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The per-sample arithmetic every backend shares: responses are combined, biased, optionally made absolute,
 // rounded half to even and saturated. Host and device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Move-only owners of CUDA runtime objects, and the device guard. Include only from code built with the CUDA toolkit.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Histogram equalization: global (as cv::equalizeHist) and CLAHE (as cv::createCLAHE), bit-exact to OpenCV 4.6 on
 // 8-bit images, with optional temporal smoothing for video and per-frame statistics.

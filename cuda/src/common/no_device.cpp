@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The engine built without the CUDA toolkit.
 #include <cudafilters/device.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend: each needed channel is padded by the plan's border rule into a float plane, correlated
 // (OpenCV when built in), then combined and stored with the shared per-sample arithmetic.
 #include "cpu_responses.hpp"

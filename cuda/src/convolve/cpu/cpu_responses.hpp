@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Correlation of a border-padded float plane with one kernel, for the CPU backend. Two implementations:
 // OpenCV's filter2D / sepFilter2D, or the project's own loops when OpenCV is not built in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Device helpers shared by the convolution kernels.
 #include "convolve_launch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Direct K×K correlation for the common square odd sizes: the taps travel by value in the kernel's parameter
 // block (the constant bank of that launch), the source tile with its halo sits in shared memory as floats and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Direct K×K correlation for small K (compiled for K = 3) on one-channel u8 frames whose rows can be read in aligned 4-byte
 // words, one kernel (no bank): no shared memory and no barrier. Each thread owns PXW consecutive output columns
 // (a 32-bit output word per 4 columns) and walks down SY output rows. It issues the loads of all SY + K − 1 input

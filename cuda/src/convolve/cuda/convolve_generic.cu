@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The runtime-size path: any kernel size up to kMaxKernelSize, any bank size and combine, MultiChannel. One thread
 // per output sample, source read from global memory through borderIndex, taps from a device buffer (uniform
 // loads, broadcast across the warp). Correct for everything; the templated paths are the fast ones.

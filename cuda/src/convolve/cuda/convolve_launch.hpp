@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Launchers of the CUDA convolution kernels, forward-declared for the host code (no CUDA syntax here).
 #include <cudafilters/convolve.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Fused separable K×K correlation: the source tile (with halo) is loaded once into shared memory, the row pass
 // writes TW-wide intermediate rows for every tile row (halo rows included) into a second shared buffer, and the
 // column pass produces the outputs from it. Taps travel by value in the parameter block.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA backend of the Convolver: picks a path once per plan, owns the device copy of the taps, and enqueues
 // one kernel per frame on the caller's stream (no allocation, no synchronisation on the frame path).
 #include "convolve_launch.hpp"

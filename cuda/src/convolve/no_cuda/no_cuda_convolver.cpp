@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The engine built without the CUDA toolkit: asking for the CUDA backend is an error the caller can report.
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/error.hpp>

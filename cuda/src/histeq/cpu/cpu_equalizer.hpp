@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The CPU backend's hook into a library: OpenCV where it computes the same thing, else nothing (the shared core runs).
 #include <cudafilters/histeq.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CPU backend on OpenCV: per-frame equalization by the very functions the engine is specified against.
 #include "cpu_equalizer.hpp"
 

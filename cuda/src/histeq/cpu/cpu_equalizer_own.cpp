@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CPU backend without OpenCV: the shared core (cuda/core) does all the work.
 #include "cpu_equalizer.hpp"
 

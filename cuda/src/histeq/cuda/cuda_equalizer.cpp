@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA backend: owns its scratch (allocated once per plan: histograms, LUTs, temporal state, statistics), enqueues
 // two kernels per frame on the caller's stream and never synchronises. Successive frames are ordered through an event
 // even when the caller rotates streams, so the temporal state is used in frame order.

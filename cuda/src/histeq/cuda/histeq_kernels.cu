@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Histogram equalization kernels: a tile histogram pass whose last block per tile builds that tile's LUT (global
 // equalization = one tile), and an apply pass (LUT lookup, or CLAHE's bilinear blend of four tile LUTs), both for
 // planes, luma (BT.601 YCrCb, OpenCV's fixed point) and per-channel RGB(A). Arithmetic mirrors cuda/core exactly.

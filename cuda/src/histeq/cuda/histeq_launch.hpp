@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Launchers of the histogram equalization kernels (histeq_kernels.cu), driven by cuda_equalizer.cpp.
 #include <cuda_runtime.h>
