@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The GPU host pass for the whole project, in one call: element suite on CUDA, the engine GPU suites, compute-sanitizer
 # (memcheck, racecheck, initcheck, synccheck) on representative subsets, the element and histeq benchmarks (NPP
-# built here with nvcc) and the demo on CUDA. Logs into $OUT; a short table last. Needs gpu-carry/payload.tar.xz
-# and .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench demo
+# built here with nvcc), the pipeline benchmark (real pipelines through gst_parse_launch, nvcodec's elements and the
+# H.264 decode case) and the demo on CUDA. Logs into $OUT; a short table last. Needs gpu-carry/payload.tar.xz and
+# .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench pipeline soak demo
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 rm -rf build-payload && mkdir -p build-payload && tar -C build-payload -xJf gpu-carry/payload.tar.xz
-steps=${*:-"element histeq convolve sanitize bench soak demo"}
+steps=${*:-"element histeq convolve sanitize bench pipeline soak demo"}
 run=.gpu-bundle/run
 # The element tests load the plugin built with the test seam; everything else the product (no seam).
 run_test="$run env GST_PLUGIN_PATH=$PWD/build-payload/plugin-test-seam GST_REGISTRY=/tmp/cudafilters-registry-test.bin"
@@ -80,6 +81,21 @@ if step bench; then
     timeout 150 build-bench/bench-convolve --runs 30 --frames 4 >"$out/bench-convolve.md" 2>&1
     summary+=("bench-convolve: rc=$?")
 fi
+if step pipeline; then
+    start=$SECONDS
+    timeout 240 $run_prod build-payload/bench/bench-pipeline --seconds ${PIPELINE_SECONDS:-2} --clip gpu-carry/clip-1080p.h264 \
+        >"$out/bench-pipeline.md" 2>"$out/bench-pipeline.err"
+    summary+=("bench-pipeline: rc=$? ($((SECONDS - start)) s)")
+    # What the decoder negotiates (the 2026-11-23 run stopped with not-linked after nvh264dec): caps and errors only.
+    GST_DEBUG=nvh264dec:4,nvdecoder:4,cudacontext:4,cudafilter:4,GST_CAPS:3 timeout 30 $run_prod gst-launch-1.0 -v \
+        filesrc location=gpu-carry/clip-1080p.h264 ! video/x-h264,stream-format=byte-stream ! h264parse ! nvh264dec ! cudaconvolve preset=gaussian size=5 ! \
+        cudadownload ! fakesink >"$out/decode-debug.log" 2>&1
+    summary+=("decode gst-launch: rc=$? $(grep -cE 'ERROR|not-linked' "$out/decode-debug.log") error lines")
+    # Where videotestsrc's frames lie when it writes into the proposed pool (staged = copied on the streaming thread).
+    GST_DEBUG=cudafilter:6 timeout 30 $run_prod gst-launch-1.0 videotestsrc num-buffers=200 ! \
+        video/x-raw,format=RGBA,width=3840,height=2160 ! cudaconvolve preset=gaussian size=5 ! fakesink 2>&1 | \
+        grep -E 'proposing|pool|staged|registered' | sort | uniq -c | sort -rn | head -20 >"$out/videotestsrc-staging.log"
+fi
 if step soak; then
     # 4K GRAY8 through cudaconvolve ! cudahisteq on CUDA, RSS / device / pinned memory sampled every 10 %.
     timeout ${SOAK_SECONDS:-200} $run_prod build-payload/tests/soak --frames=${SOAK_FRAMES:-300000} --width=3840 --height=2160 \
@@ -96,6 +112,7 @@ echo
 echo "=== bench-element"; tail -25 "$out/bench-element.md" 2>/dev/null
 echo "=== bench-histeq"; tail -12 "$out/bench-histeq.md" 2>/dev/null
 echo "=== bench-convolve"; grep -E '^\|' "$out/bench-convolve.md" 2>/dev/null | head -60
+echo "=== bench-pipeline"; grep -E '^\|' "$out/bench-pipeline.md" 2>/dev/null | cut -c1-260 | head -70
 echo "=== soak"; tail -25 "$out/soak.log" 2>/dev/null
 echo "=== summary"
 printf '%s\n' "${summary[@]}"

@@ -25,6 +25,7 @@ fi
 # The engine sources the CUDA path and the reference need (no OpenCV, no CPU backend on OpenCV).
 sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp
          cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
+         cuda/src/convolve/crossover.cpp
          cuda/reference/convolve_reference.cpp
          cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
          bench/convolve/bench_convolve.cpp)
@@ -32,5 +33,5 @@ sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/i
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \
     'src="$1"; shift; obj="'"$out"'/obj/$(echo "$src" | tr / _).o"; "$@" -c "$src" -o "$obj" || exit 255' \
     sh {} "$nvcc" "${flags[@]}"
-"$nvcc" -arch="$arch" -o "$out/bench-convolve" "$out"/obj/*.o "${libs[@]}"
+"$nvcc" -arch="$arch" -o "$out/bench-convolve" "$out"/obj/*.o "${libs[@]}" -ldl  # cuFFT is dlopen'ed
 echo "build-bench: built $out/bench-convolve"
