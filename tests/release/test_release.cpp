@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What ships: the plugin that meson installs (and the Debian package carries) has no test seam (the uninstalled
-// test build beside it has one, which shows the search would find it), and docs/elements.md describes it.
+// test build beside it has one, which shows the search would find it), docs/elements.md describes it, and every
+// source names its licence.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -58,4 +61,35 @@ TEST(ElementDocs, MatchWhatTheBuiltPluginReports) {
     if (env("RELEASE_BUILD_HAS_CUDA") != "1")
         GTEST_SKIP() << "the page describes the CUDA build and this build has no CUDA backend; " << message;
     FAIL() << message;
+}
+
+// Every source, header, script and meson file says its licence in its first lines (LICENSE holds the text).
+TEST(Sources, EachNamesItsLicense) {
+    namespace fs = std::filesystem;
+    const fs::path root = env("SOURCE_ROOT");
+    ASSERT_TRUE(fs::exists(root / "LICENSE"));
+    std::vector<std::string> unnamed;
+    int checked = 0;
+    for (const char* dir : {"cuda", "plugin", "tests", "tools", "examples", "bench", "scripts", "debian"}) {
+        if (!fs::exists(root / dir)) continue;
+        for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+            const fs::path& path = entry.path();
+            const std::string ext = path.extension().string();
+            const bool source = ext == ".cpp" || ext == ".h" || ext == ".hpp" || ext == ".cu" || ext == ".cuh" ||
+                                ext == ".c" || ext == ".py" || ext == ".sh" || path.filename() == "meson.build";
+            if (!entry.is_regular_file() || !source) continue;
+            std::ifstream in(path);
+            std::string head(512, '\0');
+            in.read(head.data(), std::streamsize(head.size()));
+            head.resize(std::size_t(in.gcount()));
+            ++checked;
+            if (head.find("SPDX-License-Identifier: LGPL-2.1-or-later") == std::string::npos)
+                unnamed.push_back(fs::relative(path, root).string());
+        }
+    }
+    EXPECT_GT(checked, 100);
+    std::string list;
+    for (const std::string& f : unnamed) list += "\n  " + f;
+    EXPECT_TRUE(unnamed.empty()) << "no 'SPDX-License-Identifier: LGPL-2.1-or-later' line in the first lines of:"
+                                 << list;
 }
