@@ -2,6 +2,7 @@
 // Each example runs to completion and leaves what it promises.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -23,6 +24,32 @@ int run(const std::string& command) {
     std::fflush(stdout);
     const int status = std::system(full.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Runs a shell command; returns its exit status and, in `output`, what it printed (echoed to the test log too).
+int runCapturing(const std::string& command, std::string& output) {
+    const std::string full = "timeout 120 " + command + " 2>&1";
+    std::printf("$ %s\n", full.c_str());
+    FILE* pipe = popen(full.c_str(), "r");
+    if (!pipe) return -1;
+    char chunk[4096];
+    while (std::fgets(chunk, sizeof chunk, pipe)) output += chunk;
+    const int status = pclose(pipe);
+    std::printf("%s", output.c_str());
+    std::fflush(stdout);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A Python that has what examples/python needs (GStreamer's introspection data, numpy, OpenCV); empty when none.
+// Debian's python3-gi lives in /usr/bin/python3, which another python3 earlier on the PATH (pyenv) lacks.
+std::string pythonForExamples() {
+    const std::string imports = "import gi; gi.require_version('Gst', '1.0'); gi.require_version('GstApp', '1.0'); "
+                                "gi.require_version('GstVideo', '1.0'); from gi.repository import Gst, GstApp, "
+                                "GstVideo; import numpy, cv2";
+    for (const std::string& python : {env("PYTHON"), std::string("python3"), std::string("/usr/bin/python3")})
+        if (!python.empty() && std::system((python + " -c \"" + imports + "\" >/dev/null 2>&1").c_str()) == 0)
+            return python;
+    return "";
 }
 
 fs::path scratch(const std::string& name) {
@@ -75,4 +102,35 @@ TEST(Examples, DemoWritesVideoAndSnapshots) {
     EXPECT_GT(fs::file_size(dir / "demo.avi"), 1000u);
     EXPECT_TRUE(fs::exists(dir / "snapshot-00.png"));
     EXPECT_TRUE(fs::exists(dir / "snapshot-01.png"));
+}
+
+// examples/python: numpy frames of a width GStreamer pads (397 → rows of 400 bytes) through appsrc → cudahisteq →
+// cudaconvolve → appsink, with live changes and the cudahisteq messages, every frame compared with OpenCV.
+class PythonExample : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PythonExample, EveryFrameEqualsOpenCV) {
+    const std::string python = pythonForExamples();
+    if (python.empty()) GTEST_SKIP() << "no python3 with python3-gi, gir1.2-gst-plugins-base-1.0, numpy and cv2";
+    std::string output;
+    EXPECT_EQ(runCapturing("env BACKEND=${CUDAFILTERS_TEST_BACKEND:-auto} " + python + " " +
+                               env("EXAMPLES_SOURCE_DIR") + "/python/histeq_convolve.py --layout " + GetParam(),
+                           output),
+              0);
+    EXPECT_NE(output.find("12 of 12 frames equal to OpenCV with their cudahisteq message"), std::string::npos);
+    EXPECT_NE(output.find("frame  0: clip-limit 2.0, kernel identity: 0 pixels differ"), std::string::npos);
+    EXPECT_NE(output.find("frame 11: clip-limit 4.0, kernel 1 2 1; 2 4 2; 1 2 1: 0 pixels differ"),
+              std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, PythonExample, ::testing::Values("meta", "padded"));
+
+TEST(PythonExampleTightRows, GetTheElementsErrorNamingTheCapsStride) {
+    const std::string python = pythonForExamples();
+    if (python.empty()) GTEST_SKIP() << "no python3 with python3-gi, gir1.2-gst-plugins-base-1.0, numpy and cv2";
+    std::string output;
+    EXPECT_EQ(runCapturing(python + " " + env("EXAMPLES_SOURCE_DIR") + "/python/histeq_convolve.py --layout tight",
+                           output),
+              2);
+    EXPECT_NE(output.find("does not hold a GRAY8 397x241 frame"), std::string::npos);
+    EXPECT_NE(output.find("pad each row to 400 bytes"), std::string::npos);
 }
