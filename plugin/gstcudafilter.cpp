@@ -13,9 +13,14 @@
  * custom events) keep their place behind the frames they follow without stopping the pipeline; EOS, caps, segment
  * and stream-start drain every slot first; a flush drops what is in flight.
  *
- * Upstream is offered a buffer pool of page-locked (pinned) memory, so that frames are uploaded by DMA straight from
- * where upstream wrote them; the output pool is pinned too so that the download lands in the outgoing buffer. Frames
- * in ordinary (pageable) memory are copied into a pinned staging area first.
+ * Frames in CUDA device memory (`memory:CUDAMemory`, GStreamer's CUDA library: NVIDIA's decoders, `cudaupload`,
+ * another of these elements) are filtered where they lie, and the output stays on the device when downstream takes
+ * CUDA memory; negotiation prefers it wherever both sides can, so a chain of these elements crosses PCIe once each
+ * way. The elements share one CUDA context with their neighbours (the CONTEXT query; when first, they offer the
+ * device's primary context). In host memory, upstream is offered a buffer pool of page-locked (pinned) memory, so
+ * that frames are uploaded by DMA straight from where upstream wrote them; pageable memory that upstream recycles
+ * (its own pool, or the same memory again) is registered with the driver and uploaded by DMA as well; other
+ * pageable frames are copied into a pinned staging area first. The output pool is pinned too.
  *
  * #GstCudaFilter:backend picks CUDA or the CPU; `auto` uses CUDA when a device is usable and otherwise the CPU, with
  * a warning message on the bus. With `auto`, a CUDA failure while playing — filtering a frame or building the
@@ -26,6 +31,7 @@
 #include "gstcudafilter.h"
 
 #include "allocation.h"
+#include "cudamemory.h"
 #include "filterstate.h"
 #include "framepipeline.h"
 #include "planelayout.h"
@@ -101,7 +107,12 @@ void set_active_backend(GstCudaFilter* self, const char* name, int runningDepth)
 }  // namespace gstcudafilters
 
 GstCaps* gst_cuda_filter_template_caps(void) {
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    return gst_caps_from_string(GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", VIDEO_FORMATS) "; "
+                                GST_VIDEO_CAPS_MAKE(VIDEO_FORMATS));
+#else
     return gst_caps_from_string(GST_VIDEO_CAPS_MAKE(VIDEO_FORMATS));
+#endif
 }
 
 void gst_cuda_filter_settings_changed(GstCudaFilter* filter) {
@@ -179,6 +190,33 @@ static gboolean read_fault_seam(GstCudaFilter* self, StreamState& st) {
     return TRUE;
 }
 
+// The run's CUDA context: the one shared with the neighbours (or offered to them), so that CUDA memory moves
+// between the elements where it lies. Throws CudaError.
+static void use_cuda_context(GstCudaFilter* self, int deviceId, StreamState& st) {
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    if (!cuda_memory_available()) return;
+    FilterPrivate* p = priv_of(self);
+    GstCudaContext* offered = nullptr;
+    GST_OBJECT_LOCK(self);
+    if (p->sharedContext && deviceId >= 0 && cuda_context_device(p->sharedContext) != deviceId)
+        gst_clear_object(&p->sharedContext);  // cuda-device-id changed since it was shared
+    offered = p->sharedContext ? static_cast<GstCudaContext*>(gst_object_ref(p->sharedContext)) : nullptr;
+    GST_OBJECT_UNLOCK(self);
+    GstCudaContext* context = cuda_memory_acquire_context(GST_ELEMENT(self), deviceId, &offered);
+    GST_OBJECT_LOCK(self);
+    if (!p->sharedContext) std::swap(p->sharedContext, offered);
+    GST_OBJECT_UNLOCK(self);
+    if (offered) gst_object_unref(offered);
+    st.cudaContext = std::shared_ptr<GstCudaContext>(context, [](GstCudaContext* c) { gst_object_unref(c); });
+    st.cuContext = cuda_context_handle(context);
+    st.device = cuda_context_device(context);
+#else
+    (void)self;
+    (void)deviceId;
+    (void)st;
+#endif
+}
+
 // Prepares the run's state in `st`: settings checked, backend chosen, executor made (a CUDA context may be created
 // here, which is why no lock is held).
 static gboolean prepare_run(GstCudaFilter* self, StreamState& st) {
@@ -213,6 +251,7 @@ static gboolean prepare_run(GstCudaFilter* self, StreamState& st) {
             st.device = settings.deviceId < 0 ? 0 : settings.deviceId;
             st.backend = Backend::Cuda;
             try {
+                use_cuda_context(self, settings.deviceId, st);
                 make_executor(st);
             } catch (const std::exception& e) {
                 why = e.what();
@@ -308,7 +347,16 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
         GST_ERROR_OBJECT(self, "input and output formats differ");
         return FALSE;
     }
-    drop_queue(st);  // drained by the CAPS event already; nothing should be left
+    // A CAPS event drained the queue already; a renegotiation that downstream asked for (RECONFIGURE) did not: the
+    // frames in flight leave first, in the memory and format they were made for (the source pad keeps the old caps
+    // until this returns).
+    if (st.framesQueued > 0) {
+        const GstFlowReturn ret = drain(self);
+        if (ret != GST_FLOW_OK) st.pendingFlow = ret;
+    }
+    drop_queue(st);
+    st.inCudaMemory = caps_are_cuda_memory(incaps);
+    st.outCudaMemory = caps_are_cuda_memory(outcaps);
     st.info = in;
     st.planes = planeLayouts(in);
     st.outInfo = out;
@@ -383,6 +431,17 @@ static gboolean gst_cuda_filter_sink_event(GstBaseTransform* trans, GstEvent* ev
 
 static gboolean gst_cuda_filter_query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* query) {
     auto* self = GST_CUDA_FILTER(trans);
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT) {
+        GST_OBJECT_LOCK(self);
+        GstCudaContext* context = priv_of(self)->sharedContext;
+        if (context) gst_object_ref(context);
+        GST_OBJECT_UNLOCK(self);
+        const gboolean answered = cuda_memory_context_query(GST_ELEMENT(self), query, context);
+        if (context) gst_object_unref(context);
+        if (answered) return TRUE;
+    }
+#endif
     if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
         if (!gst_pad_peer_query(GST_BASE_TRANSFORM_SINK_PAD(trans), query)) return FALSE;
         gboolean live;
@@ -408,7 +467,72 @@ static gboolean gst_cuda_filter_query(GstBaseTransform* trans, GstPadDirection d
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_filter_parent_class)->query(trans, direction, query);
 }
 
-// The same caps on both pads unless the subclass maps formats (transform_formats).
+// Whether the pads may carry CUDA memory now: GStreamer's CUDA library and a device are there and the backend is not
+// the CPU.
+static bool offers_cuda_memory(GstCudaFilter* self) {
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    GST_OBJECT_LOCK(self);
+    const bool cpu = priv_of(self)->settings.backend == GST_CUDA_FILTER_BACKEND_CPU;
+    GST_OBJECT_UNLOCK(self);
+    return !cpu && cuda_memory_available();
+#else
+    (void)self;
+    return false;
+#endif
+}
+
+// Each structure of `caps` in CUDA memory and in system memory (the input's memory first), or in system memory only.
+static GstCaps* with_memory_features(GstCaps* caps, bool cudaMemory, bool cudaFirst) {
+    if (gst_caps_is_any(caps)) return gst_caps_ref(caps);
+    GstCaps* result = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+        const GstStructure* s = gst_caps_get_structure(caps, i);
+        for (int k = 0; k < 2; ++k) {
+            const bool cuda = (k == 0) == cudaFirst;
+            if (cuda && !cudaMemory) continue;
+            result = gst_caps_merge_structure_full(result, gst_structure_copy(s),
+                                                   cuda ? gst_caps_features_new(kCudaMemoryFeature, nullptr) : nullptr);
+        }
+    }
+    return result;
+}
+
+// True when the peer of `pad` names CUDA memory in its caps (not merely ANY): it can take frames on the device.
+static bool peer_takes_cuda_memory(GstPad* pad) {
+    GstCaps* peer = gst_pad_peer_query_caps(pad, nullptr);
+    bool takes = false;
+    if (peer && !gst_caps_is_any(peer)) {
+        for (guint i = 0; i < gst_caps_get_size(peer) && !takes; ++i) {
+            GstCapsFeatures* features = gst_caps_get_features(peer, i);
+            takes = features && !gst_caps_features_is_any(features) &&
+                    gst_caps_features_contains(features, kCudaMemoryFeature);
+        }
+    }
+    if (peer) gst_caps_unref(peer);
+    return takes;
+}
+
+// Prefers CUDA memory on the output where the input is CUDA memory or downstream names it (a chain of these elements
+// or NVIDIA's then stays on the device), system memory otherwise (a sink that accepts anything gets host frames).
+static GstCaps* gst_cuda_filter_fixate_caps(GstBaseTransform* trans, GstPadDirection direction, GstCaps* caps,
+                                            GstCaps* othercaps) {
+    auto* self = GST_CUDA_FILTER(trans);
+    if (direction == GST_PAD_SINK && gst_caps_get_size(othercaps) > 1 && offers_cuda_memory(self)) {
+        const bool wantCuda = caps_are_cuda_memory(caps) || peer_takes_cuda_memory(GST_BASE_TRANSFORM_SRC_PAD(trans));
+        for (guint i = 0; i < gst_caps_get_size(othercaps); ++i) {
+            GstCapsFeatures* features = gst_caps_get_features(othercaps, i);
+            const bool cuda = features && gst_caps_features_contains(features, kCudaMemoryFeature);
+            if (cuda != wantCuda) continue;
+            GstCaps* chosen = gst_caps_copy_nth(othercaps, i);
+            gst_caps_unref(othercaps);
+            othercaps = chosen;
+            break;
+        }
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_filter_parent_class)->fixate_caps(trans, direction, caps, othercaps);
+}
+
+// The same caps on both pads unless the subclass maps formats (transform_formats), in CUDA or system memory.
 static GstCaps* gst_cuda_filter_transform_caps(GstBaseTransform* trans, GstPadDirection direction, GstCaps* caps,
                                                GstCaps* filter) {
     auto* self = GST_CUDA_FILTER(trans);
@@ -431,6 +555,9 @@ static GstCaps* gst_cuda_filter_transform_caps(GstBaseTransform* trans, GstPadDi
         }
     }
     if (!result) result = gst_caps_ref(caps);
+    GstCaps* withMemory = with_memory_features(result, offers_cuda_memory(self), caps_are_cuda_memory(caps));
+    gst_caps_unref(result);
+    result = withMemory;
     if (filter) {
         GstCaps* filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
         gst_caps_unref(result);
@@ -522,9 +649,30 @@ static void gst_cuda_filter_get_property(GObject* object, guint prop_id, GValue*
     GST_OBJECT_UNLOCK(self);
 }
 
+static void gst_cuda_filter_set_context(GstElement* element, GstContext* context) {
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    auto* self = GST_CUDA_FILTER(element);
+    FilterPrivate* p = priv_of(self);
+    GST_OBJECT_LOCK(self);
+    const int device = p->settings.deviceId;
+    GstCudaContext* shared = p->sharedContext;
+    p->sharedContext = nullptr;
+    GST_OBJECT_UNLOCK(self);
+    cuda_memory_set_context(element, context, device, &shared);
+    GST_OBJECT_LOCK(self);
+    std::swap(p->sharedContext, shared);
+    GST_OBJECT_UNLOCK(self);
+    if (shared) gst_object_unref(shared);
+#endif
+    GST_ELEMENT_CLASS(gst_cuda_filter_parent_class)->set_context(element, context);
+}
+
 static void gst_cuda_filter_finalize(GObject* object) {
     auto* holder = static_cast<GstCudaFilterPrivate*>(gst_cuda_filter_get_instance_private(GST_CUDA_FILTER(object)));
     drop_queue(holder->priv->state);
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    if (holder->priv->sharedContext) gst_object_unref(holder->priv->sharedContext);
+#endif
     delete holder->priv;
     holder->priv = nullptr;
     G_OBJECT_CLASS(gst_cuda_filter_parent_class)->finalize(object);
@@ -599,6 +747,7 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
                                        gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
     gst_caps_unref(caps);
 
+    GST_ELEMENT_CLASS(klass)->set_context = gst_cuda_filter_set_context;
     trans_class->passthrough_on_same_caps = FALSE;
     trans_class->transform_ip_on_passthrough = FALSE;
     trans_class->start = gst_cuda_filter_start;
@@ -607,6 +756,7 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
     trans_class->sink_event = gst_cuda_filter_sink_event;
     trans_class->query = gst_cuda_filter_query;
     trans_class->transform_caps = gst_cuda_filter_transform_caps;
+    trans_class->fixate_caps = gst_cuda_filter_fixate_caps;
     trans_class->get_unit_size = gst_cuda_filter_get_unit_size;
     trans_class->transform_meta = gst_cuda_filter_transform_meta;
     trans_class->propose_allocation = gst_cuda_filter_propose_allocation;
