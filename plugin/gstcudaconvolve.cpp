@@ -12,6 +12,8 @@
  * Colour channels are filtered and alpha or padding copied; for YUV formats #GstCudaConvolve:planes chooses the
  * luma plane only (chroma copied) or every plane. An identity kernel makes the element passthrough.
  * Kernel, preset, size, sigma, bias, divisor and border can change while playing; the next frame uses them.
+ * Large kernels are computed through the FFT where that is faster (#GstCudaConvolve:algorithm): cuFFT on the GPU,
+ * loaded at run time from the CUDA toolkit's libcufft.so.12 (without it, auto sums directly), OpenCV's DFT on the CPU.
  *
  * #GstCudaConvolve:output reaches the engine's two modes that change the format; with the default, `same`, the
  * caps are never changed:
@@ -90,6 +92,12 @@ typedef enum {
     GST_CUDA_CONVOLVE_COMBINE_MAX_ABS = int(cf::Combine::MaxAbs),
 } GstCudaConvolveCombine;
 
+typedef enum {
+    GST_CUDA_CONVOLVE_ALGORITHM_AUTO = int(cf::ConvolveAlgorithm::Auto),
+    GST_CUDA_CONVOLVE_ALGORITHM_DIRECT = int(cf::ConvolveAlgorithm::Direct),
+    GST_CUDA_CONVOLVE_ALGORITHM_FFT = int(cf::ConvolveAlgorithm::Fft),
+} GstCudaConvolveAlgorithm;
+
 G_DEFINE_ENUM_TYPE(GstCudaConvolvePlanes, gst_cuda_convolve_planes,
                    G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_PLANES_LUMA, "luma"),
                    G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_PLANES_ALL, "all"))
@@ -107,6 +115,10 @@ G_DEFINE_ENUM_TYPE(GstCudaConvolveCombine, gst_cuda_convolve_combine,
                    G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_COMBINE_MAGNITUDE, "magnitude"),
                    G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_COMBINE_SUM, "sum"),
                    G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_COMBINE_MAX_ABS, "max-abs"))
+G_DEFINE_ENUM_TYPE(GstCudaConvolveAlgorithm, gst_cuda_convolve_algorithm,
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_ALGORITHM_AUTO, "auto"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_ALGORITHM_DIRECT, "direct"),
+                   G_DEFINE_ENUM_VALUE(GST_CUDA_CONVOLVE_ALGORITHM_FFT, "fft"))
 
 // The presets come from the engine's table.
 static GType gst_cuda_convolve_preset_get_type() {
@@ -131,6 +143,7 @@ static GType gst_cuda_convolve_preset_get_type() {
 #define DEFAULT_COMBINE cf::Combine::Magnitude
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_LUMA
 #define DEFAULT_OUTPUT GST_CUDA_CONVOLVE_OUTPUT_SAME
+#define DEFAULT_ALGORITHM cf::ConvolveAlgorithm::Auto
 
 namespace {
 
@@ -147,6 +160,7 @@ struct ConvolveSettings {
     cf::Combine combine = DEFAULT_COMBINE;
     GstCudaConvolvePlanes planes = DEFAULT_PLANES;
     GstCudaConvolveOutput output = DEFAULT_OUTPUT;
+    cf::ConvolveAlgorithm algorithm = DEFAULT_ALGORITHM;
 };
 
 // The engine description the settings ask for. Throws cf::InvalidArgument.
@@ -163,6 +177,7 @@ cf::ConvolveDesc describe(const ConvolveSettings& s) {
     desc.absolute = desc.absolute || s.absolute;
     desc.border = s.border;
     desc.borderValue = s.borderValue;
+    desc.algorithm = s.algorithm;
     return desc;
 }
 
@@ -285,10 +300,12 @@ cf::ConvolvePlan multiChannelPlan(cf::ConvolveDesc desc, const PlaneLayout& in, 
 }
 
 // One Convolver per slot and filtered plane: slots run concurrently on their own streams and a Convolver's
-// scratch belongs to one stream at a time.
+// scratch belongs to one stream at a time. Each is prepared for its plane's size (the FFT path's plans, work areas
+// and kernel spectra are made here, not on the first frame).
 class ConvolveWork final : public FilterWork {
 public:
-    ConvolveWork(std::vector<cf::ConvolvePlan> plans, Backend backend, int slots) : plans_(plans) {
+    ConvolveWork(std::vector<cf::ConvolvePlan> plans, std::vector<PlaneLayout> planes, Backend backend, int slots)
+        : plans_(plans), planes_(std::move(planes)) {
         const int sets = backend == Backend::Cuda ? slots : 1;  // the CPU runs one frame at a time
         filtered_.resize(plans.size());
         convolvers_.resize(std::size_t(sets));
@@ -296,7 +313,9 @@ public:
             set.resize(plans.size());
             for (std::size_t p = 0; p < plans.size(); ++p) {
                 filtered_[p] = plans[p].kernelWidth > 0;
-                if (filtered_[p]) set[p] = cf::makeConvolver(plans[p], backend);
+                if (!filtered_[p]) continue;
+                set[p] = cf::makeConvolver(plans[p], backend);
+                set[p]->prepare(planes_[p].width, planes_[p].height);
             }
         }
     }
@@ -332,11 +351,12 @@ public:
     }
 
     std::shared_ptr<FilterWork> rebuild(Backend backend, int slots) const override {
-        return std::make_shared<ConvolveWork>(plans_, backend, slots);
+        return std::make_shared<ConvolveWork>(plans_, planes_, backend, slots);
     }
 
 private:
     std::vector<cf::ConvolvePlan> plans_;
+    std::vector<PlaneLayout> planes_;  // the input planes, for their sizes
     std::vector<bool> filtered_;
     std::vector<std::vector<std::unique_ptr<cf::Convolver>>> convolvers_;
 };
@@ -394,7 +414,7 @@ static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCudaFilter* fi
     GST_DEBUG_OBJECT(filter, "%dx%d kernel%s, %zu in the bank, %d -> %d channels, %s", first.kernelWidth,
                      first.kernelHeight, first.separable ? " (separable)" : "", first.kernels.size(),
                      first.inputChannels, first.outputChannels, cf::backendName(config.backend));
-    return std::make_shared<ConvolveWork>(std::move(plans), config.backend, config.slots);
+    return std::make_shared<ConvolveWork>(std::move(plans), config.planes, config.backend, config.slots);
 }
 
 static void gst_cuda_convolve_check_settings(GstCudaFilter* filter) {
@@ -598,6 +618,13 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                               "How the responses of a bank of kernels (kernel text with '|') become one sample: "
                               "magnitude = sqrt(sum of squares), sum, max-abs = the largest absolute response",
                               gst_cuda_convolve_combine_get_type(), int(DEFAULT_COMBINE), kLiveFlags)),
+        bind<&ConvolveSettings::algorithm>(
+            g_param_spec_enum("algorithm", "Algorithm",
+                              "How the correlation is computed: direct summation, fft (products of spectra: cuFFT on "
+                              "the GPU, OpenCV's DFT on the CPU; its cost hardly grows with the kernel, results "
+                              "within 1 of direct), or auto: the FFT for kernels past the crossover measured for the "
+                              "backend, sample type and frame size (never for separable kernels)",
+                              gst_cuda_convolve_algorithm_get_type(), int(DEFAULT_ALGORITHM), kLiveFlags)),
         bind<&ConvolveSettings::planes>(
             g_param_spec_enum("planes", "Planes",
                               "YUV formats: filter the luma plane only (chroma copied) or every plane",
@@ -645,6 +672,7 @@ static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {
 
     for (GType type : {gst_cuda_convolve_preset_get_type(), gst_cuda_convolve_border_get_type(),
                        gst_cuda_convolve_combine_get_type(), gst_cuda_convolve_planes_get_type(),
+                       gst_cuda_convolve_algorithm_get_type(),
                        gst_cuda_convolve_output_get_type()})
         gst_type_mark_as_plugin_api(type, GstPluginAPIFlags(0));
 }

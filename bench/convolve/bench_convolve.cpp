@@ -7,7 +7,9 @@
 // outputs poisoned with two different bytes: every sample must come out the same (so every sample was written),
 // and sampled pixels are checked against the definition (|Δ| ≤ 1).
 //
-// usage: bench-convolve [--runs N] [--frames N] [--quick]
+// Then the FFT path against direct summation and the crossover table algorithm=auto reads (runFft).
+//
+// usage: bench-convolve [--runs N] [--frames N] [--quick] [--fft]   (--fft: the FFT section alone)
 #include <cudafilters/border.hpp>
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>
@@ -41,6 +43,7 @@ struct Options {
     int runs = 30;
     int frames = 4;
     bool quick = false;
+    bool fftOnly = false;
 };
 
 struct Plane {
@@ -48,12 +51,18 @@ struct Plane {
     ImageView view;
 };
 
-Plane makePlane(int width, int height, int channels) {
+Plane makePlane(int width, int height, int channels, SampleType type = SampleType::U8) {
     Plane p;
-    const std::size_t pitch = (std::size_t(width) * channels + 511) / 512 * 512;  // as cudaMallocPitch
+    const std::size_t pitch = (std::size_t(width) * channels * sampleSize(type) + 511) / 512 * 512;  // as cudaMallocPitch
     p.buffer.reserve(pitch * height);
-    p.view = ImageView{p.buffer.data(), width, height, pitch, SampleType::U8, channels};
+    p.view = ImageView{p.buffer.data(), width, height, pitch, type, channels};
     return p;
+}
+
+// Sample i of a downloaded image (bytes, rows packed).
+int sampleAt(const std::vector<std::uint8_t>& host, SampleType type, std::size_t i) {
+    if (type == SampleType::U8) return host[i];
+    return host[2 * i] | host[2 * i + 1] << 8;
 }
 
 std::vector<std::uint8_t> download(const ImageView& v) {
@@ -63,15 +72,16 @@ std::vector<std::uint8_t> download(const ImageView& v) {
     return host;
 }
 
-// Random frames, samples in [1, 255].
-std::vector<Plane> randomFrames(int count, int width, int height, int channels, std::vector<std::vector<std::uint8_t>>& hosts) {
+// Random frames, samples in [1, max]: bytes 1..255 (8-bit), or 16-bit samples of random bytes, none 0.
+std::vector<Plane> randomFrames(int count, int width, int height, int channels, std::vector<std::vector<std::uint8_t>>& hosts,
+                                SampleType type = SampleType::U8) {
     std::vector<Plane> frames;
     hosts.clear();
     std::mt19937 rng(1234 + width + channels);
     std::uniform_int_distribution<int> dist(1, 255);
     for (int i = 0; i < count; ++i) {
-        frames.push_back(makePlane(width, height, channels));
-        std::vector<std::uint8_t> host(std::size_t(width) * channels * height);
+        frames.push_back(makePlane(width, height, channels, type));
+        std::vector<std::uint8_t> host(std::size_t(width) * channels * height * sampleSize(type));
         for (auto& b : host) b = std::uint8_t(dist(rng));
         const ImageView& v = frames.back().view;
         CUDAFILTERS_CHECK(cudaMemcpy2D(v.data, v.pitch, host.data(), v.rowBytes(), v.rowBytes(), height,
@@ -118,22 +128,23 @@ Timing medianMicros(const std::function<void(int frame)>& launch, int frames, co
 // The definition at one pixel (double), as the reference computes it.
 int expectedSample(const ConvolvePlan& plan, const std::vector<std::uint8_t>& src, int w, int h, int x, int y, int o) {
     const int C = plan.inputChannels;
+    auto at = [&](std::size_t i) { return sampleAt(src, plan.type, i); };
     auto response = [&](const Kernel2D& k, int c) {
         double sum = 0;
         for (int ky = 0; ky < k.height; ++ky) {
             const int sy = borderIndex(y + ky - k.height / 2, h, plan.border);
             for (int kx = 0; kx < k.width; ++kx) {
                 const int sx = borderIndex(x + kx - k.width / 2, w, plan.border);
-                const double v = (sx < 0 || sy < 0) ? plan.borderValue : src[(std::size_t(sy) * w + sx) * C + c];
+                const double v = (sx < 0 || sy < 0) ? plan.borderValue : at((std::size_t(sy) * w + sx) * C + c);
                 sum += double(k.at(kx, ky)) * v;
             }
         }
         return sum;
     };
-    if (!(plan.channelMask & (1u << o))) return src[(std::size_t(y) * w + x) * C + o];
+    if (!(plan.channelMask & (1u << o))) return at((std::size_t(y) * w + x) * C + o);
     double acc = combineInit<double>(plan.combine);
     for (const Kernel2D& k : plan.kernels) acc = combineAdd(plan.combine, acc, response(k, o));
-    return finishSample(combineFinish(plan.combine, acc), plan.bias, plan.absolute, 255);
+    return finishSample(combineFinish(plan.combine, acc), plan.bias, plan.absolute, maxSampleValue(plan.type));
 }
 
 // Runs twice over differently poisoned outputs (all samples must agree: all written) and spot-checks pixels.
@@ -154,7 +165,7 @@ std::string verify(const ConvolvePlan& plan, const std::function<void(int frame)
     auto check = [&](int x, int y) -> std::string {
         for (int c = 0; c < o.channels; ++c) {
             const int want = expectedSample(plan, hosts[0], w, h, x, y, c);
-            const int got = first[(std::size_t(y) * w + x) * o.channels + c];
+            const int got = sampleAt(first, o.type, (std::size_t(y) * w + x) * o.channels + c);
             if (std::abs(want - got) > 1)
                 return "pixel (" + std::to_string(x) + "," + std::to_string(y) + ") c" + std::to_string(c) + ": got " +
                        std::to_string(got) + ", expected " + std::to_string(want);
@@ -260,6 +271,111 @@ std::string fmt(double v, int prec = 1) {
     return buf;
 }
 
+// FFT against direct summation (issue 14): the bars at 1080p GRAY8 and 4K RGBA, and per sample type and frame size
+// the times auto chooses between, ending with the rows to paste into fftCrossoverTable()
+// (cuda/src/convolve/crossover.cpp). Returns false when a result failed verification.
+bool runFft(const Options& opt, cudaStream_t s) {
+    bool ok = true;
+    struct Measured {
+        Timing direct, fft;
+        std::string notes;
+    };
+    auto measure = [&](const ConvolvePlan& base, std::vector<Plane>& in, std::vector<std::vector<std::uint8_t>>& hosts,
+                       Plane& out, const Options& o) {
+        Measured m;
+        for (ConvolveAlgorithm algorithm : {ConvolveAlgorithm::Direct, ConvolveAlgorithm::Fft}) {
+            ConvolvePlan plan = base;
+            plan.algorithm = algorithm;
+            const int w = out.view.width, h = out.view.height;
+            auto conv = makeCudaConvolver(plan);
+            conv->prepare(w, h);
+            auto launch = [&](int f) { conv->process(in[f].view, out.view, s); };
+            const std::string e = verify(plan, launch, hosts, out, s);
+            if (!e.empty()) ok = false;
+            m.notes += std::string(m.notes.empty() ? "" : ", ") + cuda_detail::pathName(plan, w, h) +
+                       (e.empty() ? "" : ": " + e);
+            (algorithm == ConvolveAlgorithm::Fft ? m.fft : m.direct) = medianMicros(launch, int(in.size()), o, s);
+        }
+        return m;
+    };
+    auto autoPick = [](ConvolvePlan plan, int w, int h) {
+        plan.algorithm = ConvolveAlgorithm::Auto;
+        return std::string(cuda_detail::pathName(plan, w, h)) == "fft";
+    };
+
+    std::printf("FFT (cuFFT) against direct summation, random full-rank kernels, replicate border; GPU time (µs) as "
+                "above\n\n| size | format | K | direct µs | FFT µs | FFT/direct | auto picks | auto/faster | bar | notes |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
+    struct Bar { int w, h, channels, k; };
+    for (const Bar& b : {Bar{1920, 1080, 1, 15}, Bar{1920, 1080, 1, 31}, Bar{1920, 1080, 1, 63}, Bar{1920, 1080, 1, 127},
+                         Bar{1920, 1080, 1, 255}, Bar{3840, 2160, 4, 63}}) {
+        std::vector<std::vector<std::uint8_t>> hosts;
+        std::vector<Plane> in = randomFrames(opt.frames, b.w, b.h, b.channels, hosts);
+        Plane out = makePlane(b.w, b.h, b.channels);
+        ConvolveDesc d;
+        d.kernels = {randomKernel(b.k, 500 + b.k)};
+        d.border = Border::Replicate;
+        d.channelMask = 0x7;  // RGBA: alpha copied
+        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, b.channels);
+        const Measured m = measure(plan, in, hosts, out, opt);
+        const bool pickFft = autoPick(plan, b.w, b.h);
+        const double faster = std::min(m.direct.gpu, m.fft.gpu);
+        std::string bar = "–";
+        if (b.channels == 4) bar = std::string(m.fft.gpu <= 1000 ? "met" : "MISSED") + " (FFT ≤ 1 ms)";
+        else if (b.k == 63)
+            bar = std::string(m.fft.gpu <= 150 && m.fft.gpu <= 0.25 * m.direct.gpu ? "met" : "MISSED") +
+                  " (FFT ≤ 150 µs, ≤ 0.25× direct)";
+        else if (b.k > 63) bar = std::string(m.fft.gpu <= 150 ? "met" : "MISSED") + " (FFT ≤ 150 µs)";
+        std::printf("| %dx%d | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", b.w, b.h,
+                    b.channels == 4 ? "RGBA" : "GRAY8", b.k, fmt(m.direct.gpu).c_str(), fmt(m.fft.gpu).c_str(),
+                    fmt(m.fft.gpu / m.direct.gpu, 2).c_str(), pickFft ? "FFT" : "direct",
+                    fmt((pickFft ? m.fft.gpu : m.direct.gpu) / faster, 2).c_str(), bar.c_str(), m.notes.c_str());
+        std::fflush(stdout);
+    }
+
+    Options quick = opt;
+    quick.runs = std::min(opt.runs, 9);
+    quick.frames = std::min(opt.frames, 2);
+    std::printf("\nCrossover, 1 channel, median of %d: auto must stay within 1.10× of the faster path\n\n"
+                "| type | size | K | direct µs | FFT µs | auto picks | auto/faster | |\n|---|---|---|---|---|---|---|---|\n",
+                quick.runs);
+    std::vector<std::string> rows;
+    bool autoOk = true;
+    for (SampleType type : {SampleType::U8, SampleType::U16})
+        for (auto [w, h] : {std::pair{640, 480}, {1920, 1080}, {3840, 2160}}) {
+            std::vector<std::vector<std::uint8_t>> hosts;
+            std::vector<Plane> in = randomFrames(quick.frames, w, h, 1, hosts, type);
+            Plane out = makePlane(w, h, 1, type);
+            int crossover = 0;
+            for (int k : {9, 15, 21, 31, 41, 63, 127, 255}) {
+                ConvolveDesc d;
+                d.kernels = {randomKernel(k, 700 + k)};
+                d.border = Border::Reflect101;
+                const ConvolvePlan plan = ConvolvePlan::make(d, type, 1);
+                const Measured m = measure(plan, in, hosts, out, quick);
+                if (m.fft.gpu < m.direct.gpu && crossover == 0) crossover = k;
+                if (m.fft.gpu >= m.direct.gpu) crossover = 0;
+                const bool pickFft = autoPick(plan, w, h);
+                const double ratio = (pickFft ? m.fft.gpu : m.direct.gpu) / std::min(m.direct.gpu, m.fft.gpu);
+                if (ratio > 1.10) autoOk = false;
+                std::printf("| %s | %dx%d | %d | %s | %s | %s | %s | %s |\n", sampleTypeName(type), w, h, k,
+                            fmt(m.direct.gpu).c_str(), fmt(m.fft.gpu).c_str(), pickFft ? "FFT" : "direct",
+                            fmt(ratio, 2).c_str(), ratio > 1.10 ? "MISSED" : "ok");
+                std::fflush(stdout);
+            }
+            const long long pixels = static_cast<long long>(w) * h;
+            rows.push_back("        {Backend::Cuda, SampleType::" + std::string(type == SampleType::U8 ? "U8" : "U16") +
+                           ", " + (w == 3840 ? std::string("kAny") : std::to_string(pixels)) + ", " +
+                           std::to_string(crossover) + "},");
+        }
+    std::printf("\nauto within 1.10× of the faster path at every K: %s\n", autoOk ? "met" : "MISSED");
+    std::printf("Measured rows for fftCrossoverTable() (FFT from the smallest K after which it stayed faster; 0 = "
+                "never):\n");
+    for (const std::string& r : rows) std::printf("%s\n", r.c_str());
+    std::printf("\n");
+    return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -269,8 +385,9 @@ int main(int argc, char** argv) {
         if (a == "--runs" && i + 1 < argc) opt.runs = std::max(5, std::atoi(argv[++i]));
         else if (a == "--frames" && i + 1 < argc) opt.frames = std::max(1, std::atoi(argv[++i]));
         else if (a == "--quick") opt.quick = true;
+        else if (a == "--fft") opt.fftOnly = true;
         else {
-            std::fprintf(stderr, "usage: %s [--runs N] [--frames N] [--quick]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--runs N] [--frames N] [--quick] [--fft]\n", argv[0]);
             return 2;
         }
     }
@@ -289,6 +406,7 @@ int main(int argc, char** argv) {
 
     Stream stream = Stream::create();
     const cudaStream_t s = stream.get();
+    if (opt.fftOnly) return runFft(opt, s) ? 0 : 1;
     std::vector<Row> rows;
     bool failed = false;
     const std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {3840, 2160}};
@@ -416,6 +534,8 @@ int main(int argc, char** argv) {
                     fmt(r.direct.gpu).c_str(), fmt(speedup, 1).c_str(), fmt(r.ours.launch).c_str(),
                     fmt(r.npp.launch).c_str(), fmt(launchRatio, 2).c_str(), r.status.c_str());
     }
+    std::printf("\n");
+    if (!runFft(opt, s)) failed = true;
     if (failed) std::printf("\nVERIFICATION FAILED (see notes)\n");
     return failed ? 1 : 0;
 }

@@ -33,5 +33,5 @@ sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/i
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \
     'src="$1"; shift; obj="'"$out"'/obj/$(echo "$src" | tr / _).o"; "$@" -c "$src" -o "$obj" || exit 255' \
     sh {} "$nvcc" "${flags[@]}"
-"$nvcc" -arch="$arch" -o "$out/bench-convolve" "$out"/obj/*.o "${libs[@]}" -ldl  # cuFFT is dlopen'ed
+"$nvcc" -arch="$arch" -o "$out/bench-convolve" "$out"/obj/*.o "${libs[@]}" -ldl  # cuFFT is loaded with dlopen at run time
 echo "build-bench: built $out/bench-convolve"

@@ -47,6 +47,18 @@ const std::vector<ConvolveConfig>& convolveConfigs() {
         c.push_back({"asym-wrap-all", {"kernel=0 -1 2 1; 1 0 -2 3", "border=wrap", "divisor=4", "absolute=true",
                                        "planes=all"},
                      asym, true, true});
+        // A 15 x 15 disk through the FFT path (algorithm=fft): cuFFT on the GPU, OpenCV's DFT on the CPU.
+        std::string disk;
+        for (int y = 0; y < 15; ++y) {
+            for (int x = 0; x < 15; ++x)
+                disk += std::string(x ? " " : "") + ((x - 7) * (x - 7) + (y - 7) * (y - 7) <= 49 ? "1" : "0");
+            disk += y < 14 ? "; " : "";
+        }
+        ConvolveDesc fft;
+        fft.kernels = parseKernelText(disk);
+        fft.border = Border::Reflect;
+        fft.algorithm = ConvolveAlgorithm::Fft;
+        c.push_back({"disk15-fft", {"kernel=" + disk, "border=reflect", "algorithm=fft"}, fft, false});
         return c;
     }();
     return configs;
@@ -121,7 +133,7 @@ std::string caseName(const std::string& format, int size, const std::string& res
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, ConvolvePixels,
-    ::testing::Combine(::testing::ValuesIn(formatNames()), ::testing::Range(0, 3), ::testing::Range(0, 4)),
+    ::testing::Combine(::testing::ValuesIn(formatNames()), ::testing::Range(0, 3), ::testing::Range(0, 5)),
     [](const auto& info) {
         std::string config = convolveConfigs()[std::size_t(std::get<2>(info.param))].name;
         for (char& ch : config) if (ch == '-') ch = '_';

@@ -64,6 +64,7 @@ TEST(BadValue, BorderValueNegative) { expectRejected("cudaconvolve", "border-val
 TEST(BadValue, DivisorOutOfRange) { expectRejected("cudaconvolve", "divisor", "1e7"); }
 TEST(BadValue, PresetUnknown) { expectRejected("cudaconvolve", "preset", ""); }
 TEST(BadValue, BorderUnknown) { expectRejected("cudaconvolve", "border", ""); }
+TEST(BadValue, AlgorithmUnknown) { expectRejected("cudaconvolve", "algorithm", "fast"); }
 TEST(BadValue, PipelineDepthZero) { expectRejected("cudaconvolve", "pipeline-depth", "0"); }
 TEST(BadValue, PipelineDepthFive) { expectRejected("cudahisteq", "pipeline-depth", "5"); }
 TEST(BadValue, CudaDeviceIdBelowMinusOne) { expectRejected("cudaconvolve", "cuda-device-id", "-2"); }

@@ -29,6 +29,11 @@ enum class Combine {
     Channels,   // r_n written to output channel n (single-channel input, N-channel output)
 };
 
+// How the correlation is computed. Direct: summation over the taps (templated, separable or generic kernels).
+// Fft: products of spectra (cuFFT on the GPU, OpenCV's DFT on the CPU), whose cost hardly grows with the kernel.
+// Auto: the FFT where the measured crossover of the backend says it is faster (cudafilters/convolve_crossover.hpp).
+enum class ConvolveAlgorithm { Auto, Direct, Fft };
+
 enum class ConvolveMode {
     Filter,        // each selected channel filtered by the kernel (or bank, combined); the others copied
     MultiChannel,  // N:M:M — output m = sum over input channels c of kernels[m * N + c] applied to channel c
@@ -50,6 +55,7 @@ struct ConvolveDesc {
     double borderValue = 0;         // for Border::Constant, in sample units
     Combine combine = Combine::Magnitude;
     unsigned channelMask = 0xF;     // Filter mode: bit c set = channel c filtered, else copied
+    ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
 };
 
 constexpr int kMaxKernelSize = 255;
@@ -73,6 +79,7 @@ struct ConvolvePlan {
     unsigned channelMask = 0xF;     // restricted to the input's channels
     int kernelWidth = 0;            // all kernels share one size
     int kernelHeight = 0;
+    ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
 
     int bankSize() const { return mode == ConvolveMode::Filter ? int(kernels.size()) : 1; }
     bool isIdentity() const;        // output == input for every pixel
@@ -94,6 +101,9 @@ class Convolver {
 public:
     virtual ~Convolver() = default;
     virtual void process(const ImageView& src, const ImageView& dst, GpuStream stream = nullptr) = 0;
+    // Makes now what frames of this size need (the FFT path's plans, work areas and kernel spectra), so that the
+    // first frame allocates nothing; process() does it itself for a size it was not prepared for.
+    virtual void prepare(int width, int height) { (void)width, (void)height; }
     // Takes `plan` in place of the current one when only values change (taps of the same sizes on the same path,
     // divisor, bias, absolute, border value): no allocation, no synchronisation, and work already enqueued keeps the
     // values it was launched with. Returns false, changing nothing, when the new plan needs a new Convolver.

@@ -111,6 +111,7 @@ ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int i
     plan.type = type;
     plan.inputChannels = inputChannels;
     plan.combine = desc.combine;
+    plan.algorithm = desc.algorithm;
 
     const bool givenSeparable = !desc.row.empty() || !desc.column.empty();
     if (givenSeparable) {

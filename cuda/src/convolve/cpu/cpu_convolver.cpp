@@ -5,6 +5,7 @@
 
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>
+#include <cudafilters/convolve_crossover.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -38,17 +39,28 @@ void padChannel(const ImageView& src, int channel, const ConvolvePlan& plan, cpu
 
 class CpuConvolver final : public Convolver {
 public:
-    explicit CpuConvolver(ConvolvePlan plan) : Convolver(std::move(plan)) {}
+    explicit CpuConvolver(ConvolvePlan plan) : Convolver(std::move(plan)), spectra_(plan_.kernels.size()) {}
 
     void process(const ImageView& src, const ImageView& dst, GpuStream) override {
         validateImages(plan_, src, dst);
+        dft_ = fftChosen(Backend::Cpu, plan_, src.width, src.height);
         if (plan_.type == SampleType::U8) run<std::uint8_t>(src, dst);
         else run<std::uint16_t>(src, dst);
     }
 
-    // Every frame reads the plan afresh, and vectors of equal sizes are assigned in place.
+    // The kernels' spectra for the DFT path, when frames of this size take it.
+    void prepare(int width, int height) override {
+        if (!fftChosen(Backend::Cpu, plan_, width, height)) return;
+        for (std::size_t n = 0; n < spectra_.size(); ++n)
+            cpu::prepareSpectrum(plan_.kernels[n], width + 2 * (plan_.kernelWidth / 2),
+                                 height + 2 * (plan_.kernelHeight / 2), spectra_[n]);
+    }
+
+    // Every frame reads the plan afresh, and vectors of equal sizes are assigned in place; new taps make new spectra.
     bool retune(const ConvolvePlan& plan) override {
         if (!plan_.sameShape(plan)) return false;
+        for (std::size_t n = 0; n < spectra_.size(); ++n)
+            if (plan.kernels[n].taps != plan_.kernels[n].taps) spectra_[n] = cpu::KernelSpectrum();
         plan_ = plan;
         return true;
     }
@@ -90,34 +102,36 @@ private:
         if (plan_.mode == ConvolveMode::MultiChannel) {
             combined_.assign(pixels, 0.f);
             for (int c = 0; c < plan_.inputChannels; ++c) {
-                respond(planes_[c], plan_.kernels[std::size_t(o) * plan_.inputChannels + c]);
+                respond(planes_[c], std::size_t(o) * plan_.inputChannels + c);
                 for (std::size_t i = 0; i < pixels; ++i) combined_[i] += response_[i];
             }
             return;
         }
         if (plan_.combine == Combine::Channels) {
-            respond(planes_[0], plan_.kernels[o]);
+            respond(planes_[0], std::size_t(o));
             combined_ = response_;
             return;
         }
         if (plan_.kernels.size() == 1) {
-            respond(planes_[o], plan_.kernels[0]);
+            respond(planes_[o], 0);
             combined_ = response_;
             return;
         }
         combined_.assign(pixels, combineInit<float>(plan_.combine));
-        for (const Kernel2D& k : plan_.kernels) {
-            respond(planes_[o], k);
+        for (std::size_t n = 0; n < plan_.kernels.size(); ++n) {
+            respond(planes_[o], n);
             for (std::size_t i = 0; i < pixels; ++i) combined_[i] = combineAdd(plan_.combine, combined_[i], response_[i]);
         }
         for (float& v : combined_) v = combineFinish(plan_.combine, v);
     }
 
-    void respond(const cpu::PaddedPlane& plane, const Kernel2D& kernel) {
-        if (plan_.separable && plan_.kernels.size() == 1)
+    void respond(const cpu::PaddedPlane& plane, std::size_t kernel) {
+        if (dft_)
+            cpu::correlateDft(plane, plan_.kernels[kernel], spectra_[kernel], response_);
+        else if (plan_.separable && plan_.kernels.size() == 1)
             cpu::correlateSeparable(plane, plan_.row, plan_.column, response_);
         else
-            cpu::correlate(plane, kernel, response_);
+            cpu::correlate(plane, plan_.kernels[kernel], response_);
     }
 
     template <typename T> static void copyChannel(const ImageView& src, const ImageView& dst, int c) {
@@ -129,6 +143,8 @@ private:
         }
     }
 
+    bool dft_ = false;                         // this frame through the DFT (convolve_crossover.hpp)
+    std::vector<cpu::KernelSpectrum> spectra_;  // per kernel of the plan, for the DFT
     std::vector<cpu::PaddedPlane> planes_;
     std::vector<float> response_;
     std::vector<float> combined_;

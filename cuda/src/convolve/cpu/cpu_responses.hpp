@@ -24,4 +24,17 @@ void correlate(const PaddedPlane& plane, const Kernel2D& kernel, std::vector<flo
 void correlateSeparable(const PaddedPlane& plane, const std::vector<float>& row, const std::vector<float>& column,
                         std::vector<float>& out);
 
+// A kernel's spectrum for padded planes of one size, kept by the caller between frames.
+struct KernelSpectrum {
+    int planeWidth = 0, planeHeight = 0;  // the padded plane it was made for (0: none yet)
+    std::vector<float> data;              // implementation-defined layout
+};
+
+// Makes `spectrum` for padded planes of planeWidth × planeHeight unless it already is.
+void prepareSpectrum(const Kernel2D& kernel, int planeWidth, int planeHeight, KernelSpectrum& spectrum);
+
+// The same correlation as correlate(), through the discrete Fourier transform with OpenCV (the project's own code has
+// no DFT and sums directly). `spectrum` is prepared for the plane's size on first use.
+void correlateDft(const PaddedPlane& plane, const Kernel2D& kernel, KernelSpectrum& spectrum, std::vector<float>& out);
+
 }  // namespace cudafilters::cpu

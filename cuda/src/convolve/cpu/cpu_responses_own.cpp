@@ -41,4 +41,11 @@ void correlateSeparable(const PaddedPlane& plane, const std::vector<float>& row,
         }
 }
 
+// Without OpenCV large kernels are summed directly: no spectrum is kept.
+void prepareSpectrum(const Kernel2D&, int, int, KernelSpectrum&) {}
+
+void correlateDft(const PaddedPlane& plane, const Kernel2D& kernel, KernelSpectrum&, std::vector<float>& out) {
+    correlate(plane, kernel, out);
+}
+
 }  // namespace cudafilters::cpu

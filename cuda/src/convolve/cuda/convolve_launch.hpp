@@ -79,8 +79,9 @@ bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps,
 bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
 bool smallDirectApplies(int k, int bank, const ConvFrame& frame, int variant);
 
-// The path the CUDA backend takes for a plan: "copy", "direct", "separable" or "generic" (tests, benchmarks).
-const char* pathName(const ConvolvePlan& plan);
+// The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
+// "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.
+const char* pathName(const ConvolvePlan& plan, int width = 0, int height = 0);
 
 // A CUDA convolver that launches the given variants (tests, benchmarks); makeCudaConvolver takes the defaults.
 std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan, const KernelVariants& variants);

@@ -2,7 +2,9 @@
 // The CUDA backend of the Convolver: picks a path once per plan, owns the device copy of the taps, and enqueues
 // one kernel per frame on the caller's stream (no allocation, no synchronisation on the frame path).
 #include "convolve_launch.hpp"
+#include "fft_convolution.hpp"
 
+#include <cudafilters/convolve_crossover.hpp>
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/error.hpp>
 
@@ -75,6 +77,14 @@ Path choosePath(const ConvolvePlan& plan) {
     return Path::Generic;
 }
 
+// Whether frames of width × height go through the FFT path: chosen for them (convolve_crossover.hpp), a plan its
+// tables hold, and cuFFT loaded. algorithm=fft without cuFFT is an error (prepare() throws it); algorithm=auto
+// without cuFFT sums directly.
+bool fftPath(const ConvolvePlan& plan, int width, int height) {
+    return choosePath(plan) != Path::Copy && fftChosen(Backend::Cuda, plan, width, height) && fftSupports(plan) &&
+           cufftLibrary() != nullptr;
+}
+
 // Everything of a CudaConvolver runs on the device that was current when it was made, whatever thread calls it:
 // the constructor, process() and the destructor hold a ScopedDevice (retune() makes no CUDA call).
 class CudaConvolver final : public Convolver {
@@ -98,6 +108,7 @@ public:
     ~CudaConvolver() override {
         try {
             ScopedDevice on(device_);
+            fft_.reset();
             deviceTaps_ = DeviceBuffer();
         } catch (const CudaError&) {
             // The device cannot be selected: the buffer goes with the members, on the current device.
@@ -107,12 +118,28 @@ public:
     CudaConvolver(const CudaConvolver&) = delete;
     CudaConvolver& operator=(const CudaConvolver&) = delete;
 
+    // The FFT path's plans, buffers and spectra for this size, or none when the frames sum directly. A frame of
+    // another size runs once through here (and frees the previous size's, waiting for the device).
+    void prepare(int width, int height) override {
+        ScopedDevice on(device_);
+        preparedWidth_ = width;
+        preparedHeight_ = height;
+        fft_.reset();
+        if (plan_.algorithm == ConvolveAlgorithm::Fft && path_ != Path::Copy && fftSupports(plan_)) requireCufft();
+        if (fftPath(plan_, width, height)) fft_ = std::make_unique<FftConvolution>(plan_, width, height);
+    }
+
     void process(const ImageView& src, const ImageView& dst, GpuStream stream) override {
         validateImages(plan_, src, dst);
         // Every kernel reads neighbours that other blocks may already have overwritten.
         if (overlaps(src, dst))
             throw InvalidArgument("the CUDA backend cannot filter in place; use separate source and destination");
         ScopedDevice on(device_);
+        if (src.width != preparedWidth_ || src.height != preparedHeight_) prepare(src.width, src.height);
+        if (fft_) {
+            fft_->enqueue(plan_.type, cuda_detail::makeFrame(plan_, src, dst), stream);
+            return;
+        }
         if (path_ == Path::Copy) {
             CUDAFILTERS_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, src.rowBytes(), src.height,
                                                 cudaMemcpyDeviceToDevice, stream));
@@ -138,10 +165,12 @@ public:
     // The direct and separable kernels take their taps, and every kernel its bias, |x| and border value, by value
     // at launch: swapping the host copies changes the next launch and none already enqueued. The generic kernel
     // reads its taps from device memory that enqueued frames may still be reading, so there only taps equal to the
-    // current ones are accepted (the values of the frame parameters may still change).
+    // current ones are accepted (the values of the frame parameters may still change). So do the FFT path's kernel
+    // spectra; a plan that would move the prepared size to or from the FFT path is refused too.
     bool retune(const ConvolvePlan& plan) override {
         if (!plan_.sameShape(plan) || choosePath(plan) != path_) return false;
-        if (path_ == Path::Generic && !tapsEqual(plan)) return false;
+        if (preparedWidth_ >= 0 && fftPath(plan, preparedWidth_, preparedHeight_) != bool(fft_)) return false;
+        if ((path_ == Path::Generic || fft_) && !tapsEqual(plan)) return false;
         plan_ = plan;
         auto out = taps_.begin();
         for (const Kernel2D& k : plan_.kernels) out = std::copy(k.taps.begin(), k.taps.end(), out);
@@ -163,11 +192,14 @@ private:
     int device_ = 0;
     std::vector<float> taps_;  // the plan's kernels concatenated (host copy for the by-value parameter blocks)
     DeviceBuffer deviceTaps_;  // the same on the device, for the generic path
+    int preparedWidth_ = -1, preparedHeight_ = -1;
+    std::unique_ptr<FftConvolution> fft_;  // frames of the prepared size, when they take the FFT path
 };
 
 }  // namespace
 
-const char* pathName(const ConvolvePlan& plan) {
+const char* pathName(const ConvolvePlan& plan, int width, int height) {
+    if (fftPath(plan, width, height)) return "fft";
     switch (choosePath(plan)) {
     case Path::Copy: return "copy";
     case Path::Direct: return "direct";

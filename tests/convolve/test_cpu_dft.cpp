@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The CPU backend's DFT path (OpenCV's cv::dft) against the reference, and the choice algorithm=auto makes.
+#include "fft_cases.hpp"
+
+#include <cudafilters/convolve_crossover.hpp>
+
+#include <gtest/gtest.h>
+
+#include <climits>
+
+using namespace cudafilters;
+using namespace cudafilters::test;
+
+namespace {
+
+class CpuDftVsReference : public ::testing::TestWithParam<FftCase> {};
+
+}  // namespace
+
+TEST_P(CpuDftVsReference, WithinOneLsb) {
+    const FftCase& c = GetParam();
+    HostImage src(c.width, c.height, c.channels, c.type);
+    fillContent(src, c.content, c.width * 7 + c.height);
+    const ConvolvePlan plan = ConvolvePlan::make(c.desc, c.type, c.channels);
+    ASSERT_TRUE(fftChosen(Backend::Cpu, plan, c.width, c.height));
+    const HostImage actual = runBackend(Backend::Cpu, plan, src);
+    EXPECT_TRUE(actual.paddingIntact());
+    EXPECT_LE(reportAgreement(actual, runBackend(Backend::Reference, plan, src), c.name), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, CpuDftVsReference, ::testing::ValuesIn(fftCases()),
+                         [](const auto& info) { return info.param.name; });
+
+#ifdef CUDAFILTERS_HAVE_OPENCV
+// The DFT really runs: with taps 2 and 1 and divisor 4 a quarter of the results are exact ties (x.5), which direct
+// summation in float rounds to even every time, and the DFT's last-bit errors round either way; each result stays
+// within 1 of the reference.
+TEST(CpuDft, IsADifferentComputationThanDirect) {
+    HostImage src(257, 131, 1, SampleType::U8);
+    src.fillRandom(3);
+    Kernel2D taps{33, 33, std::vector<float>(33 * 33, 0.f)};
+    taps.taps[16 * 33 + 16] = 2;
+    taps.taps[0] = 1;
+    ConvolveDesc d = fftDesc({taps}, Border::Reflect101, SampleType::U8);
+    d.divisor = 4;
+    const ConvolvePlan fft = ConvolvePlan::make(d, SampleType::U8, 1);
+    d.algorithm = ConvolveAlgorithm::Direct;
+    const ConvolvePlan direct = ConvolvePlan::make(d, SampleType::U8, 1);
+    const HostImage reference = runBackend(Backend::Reference, direct, src);
+    const HostImage viaDft = runBackend(Backend::Cpu, fft, src);
+    const HostImage viaDirect = runBackend(Backend::Cpu, direct, src);
+    EXPECT_EQ(compareImages(viaDirect, reference).differing, 0);
+    EXPECT_LE(compareImages(viaDft, reference).maxAbs, 1);
+    EXPECT_GT(compareImages(viaDft, viaDirect).differing, 0);
+}
+#endif
+
+// New taps of the same size on the DFT path make new spectra: the result is the fresh convolver's.
+TEST(CpuDft, RetuneRemakesTheSpectra) {
+    HostImage src(150, 90, 1, SampleType::U8);
+    fillGradient(src, 5);
+    const ConvolvePlan a = ConvolvePlan::make(fftDesc({diskKernel(31, 1)}, Border::Replicate, SampleType::U8),
+                                              SampleType::U8, 1);
+    const ConvolvePlan b = ConvolvePlan::make(
+        fftDesc({sharpenKernel(31, 31, 2)}, Border::Replicate, SampleType::U8), SampleType::U8, 1);
+    auto conv = makeConvolver(a, Backend::Cpu);
+    conv->prepare(src.width(), src.height());
+    HostImage first = outputFor(a, src.width(), src.height());
+    conv->process(src.view(), first.view());
+    ASSERT_TRUE(conv->retune(b));
+    HostImage second = outputFor(b, src.width(), src.height());
+    conv->process(src.view(), second.view());
+    EXPECT_EQ(compareImages(second, runBackend(Backend::Cpu, b, src)).differing, 0);
+    EXPECT_LE(compareImages(second, runBackend(Backend::Reference, b, src)).maxAbs, 1);
+    EXPECT_GT(compareImages(first, second).differing, 0);
+}
+
+// algorithm=auto: the FFT from the table's kernel size on, never for separable kernels or the identity, never under
+// algorithm=direct; the reference never.
+TEST(FftCrossover, AutoFollowsTheTable) {
+    const int k = fftCrossoverSize(Backend::Cpu, SampleType::U8, 1920, 1080);
+    ASSERT_GT(k, 1);
+    auto plan = [](int size, ConvolveAlgorithm algorithm) {
+        ConvolveDesc d = fftDesc({sharpenKernel(size, size, 1)}, Border::Reflect101, SampleType::U8);
+        d.algorithm = algorithm;
+        return ConvolvePlan::make(d, SampleType::U8, 1);
+    };
+    EXPECT_TRUE(fftChosen(Backend::Cpu, plan(k, ConvolveAlgorithm::Auto), 1920, 1080));
+    EXPECT_FALSE(fftChosen(Backend::Cpu, plan(k - 1, ConvolveAlgorithm::Auto), 1920, 1080));
+    EXPECT_TRUE(fftChosen(Backend::Cpu, plan(k - 1, ConvolveAlgorithm::Fft), 1920, 1080));
+    EXPECT_FALSE(fftChosen(Backend::Cpu, plan(k, ConvolveAlgorithm::Direct), 1920, 1080));
+    EXPECT_FALSE(fftChosen(Backend::Reference, plan(k, ConvolveAlgorithm::Fft), 1920, 1080));
+    ConvolveDesc gaussian = presetDesc(Preset::Gaussian, 2 * k + 1);
+    EXPECT_FALSE(fftChosen(Backend::Cpu, ConvolvePlan::make(gaussian, SampleType::U8, 1), 1920, 1080));
+    gaussian.algorithm = ConvolveAlgorithm::Fft;
+    EXPECT_TRUE(fftChosen(Backend::Cpu, ConvolvePlan::make(gaussian, SampleType::U8, 1), 1920, 1080));
+    ConvolveDesc identity = presetDesc(Preset::Identity);
+    identity.algorithm = ConvolveAlgorithm::Fft;
+    EXPECT_FALSE(fftChosen(Backend::Cpu, ConvolvePlan::make(identity, SampleType::U8, 1), 1920, 1080));
+}
+
+// Every backend and sample type has rows, in increasing frame sizes, the last covering any frame.
+TEST(FftCrossover, TableCoversEverySize) {
+    for (Backend backend : {Backend::Cpu, Backend::Cuda})
+        for (SampleType type : {SampleType::U8, SampleType::U16}) {
+            long long previous = 0;
+            bool last = false;
+            for (const FftCrossover& row : fftCrossoverTable()) {
+                if (row.backend != backend || row.type != type) continue;
+                EXPECT_GT(row.maxPixels, previous);
+                EXPECT_GE(row.kernelSize, 0);
+                EXPECT_LE(row.kernelSize, kMaxKernelSize + 1);
+                previous = row.maxPixels;
+                last = row.maxPixels == LLONG_MAX;
+            }
+            EXPECT_TRUE(last) << backendName(backend) << " " << sampleTypeName(type);
+        }
+}
