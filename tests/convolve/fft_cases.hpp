@@ -96,9 +96,9 @@ inline std::vector<FftCase> fftCases() {
         const double half = type == SampleType::U8 ? 128 : 32768;
         for (Border b : borders) {
             const std::string bn = fftBorderName(b);
-            out.push_back({t + "_random_385x289_disk31_" + bn, 385, 289, 1, type, Content::Random,
+            out.push_back({t + "_random_257x131_disk31_" + bn, 257, 131, 1, type, Content::Random,
                            fftDesc({diskKernel(31, 1)}, b, type)});
-            out.push_back({t + "_gradient_321x203_disk63_" + bn, 321, 203, 1, type, Content::Gradient,
+            out.push_back({t + "_gradient_203x121_disk63_" + bn, 203, 121, 1, type, Content::Gradient,
                            fftDesc({diskKernel(63, 2)}, b, type)});
             out.push_back({t + "_gradient_160x97_sharpen40x24_" + bn, 160, 97, 1, type, Content::Gradient,
                            fftDesc({sharpenKernel(40, 24, 3)}, b, type)});

@@ -6,7 +6,7 @@
 // kernel size (transforms of the frame padded by the kernel's reach). So per (backend, sample type, frame size) one
 // kernel size marks the crossover: kernels of at least that area (kw × kh ≥ K²) take the FFT.
 //
-// The CUDA rows are to be replaced by figures measured on the GPU: `bench-convolve --crossover` times both paths
+// The CUDA rows are to be replaced by figures measured on the GPU: `bench-convolve --fft` times both paths
 // per size, type and K and prints the rows to paste here. Until then they hold a conservative model (see
 // convolve_crossover.cpp): the FFT only where direct summation falls back to the generic kernel and its cost is
 // several times the FFT's estimate. The CPU rows were measured (convolve_crossover.cpp says where and how).

@@ -10,13 +10,16 @@ constexpr long long kQvga = 320LL * 240;
 constexpr long long kAny = LLONG_MAX;
 }  // namespace
 
-// CUDA: a conservative model until bench-convolve --crossover has been run on the GPU (replace these rows with what
-// it prints). Below QVGA the five launches of the FFT path outweigh the work; above, the direct path has templated
+// CUDA: a conservative model until `bench-convolve --fft` has been run on the GPU (replace these rows with the ones
+// it prints, which measure 640x480, 1080p and 4K). Below QVGA the five launches of the FFT path outweigh the work; above, the direct path has templated
 // kernels up to K = 31 (1080p GRAY8 K = 31: 88 µs on an H200) and the generic kernel beyond, estimated at several
 // times that from K = 41 on, while the FFT path is estimated at 40-80 µs at 1080p for any K.
 //
-// CPU: measured with bench-convolve-cpu (the OpenCV backend, one plane at a time) on the development machine, 2
-// cores, 2026-11-24 — see docs/benchmarks.md.
+// CPU: measured with `bench-convolve-cpu --runs 5` (OpenCV backend, 1080p, random full-rank kernels) on the
+// development machine (2 cores, shared), 2026-11-24: direct / DFT ms, u8: K = 15 34.8 / 41.5, K = 21 51.7 / 44.0,
+// K = 31 127 / 52.7, K = 63 424 / 62.3; u16 alike. The DFT first won at K = 21 in one run and at K = 31 in two (the
+// machine was loaded); 31 is the conservative choice. Both costs grow with the frame's area, so one row holds for
+// every size.
 const std::vector<FftCrossover>& fftCrossoverTable() {
     static const std::vector<FftCrossover> table = {
         {Backend::Cuda, SampleType::U8, kQvga, 0},
