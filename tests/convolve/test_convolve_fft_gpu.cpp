@@ -116,26 +116,33 @@ TEST(CudaFft, VideoFramesAtSampledPixels) {
 #endif
 }
 
-// Everything is made by prepare(): frames then allocate no device memory; a frame of another size is prepared by
-// process() itself and still comes out right.
+// Everything is made by prepare(): the first frame allocates at most what the lazy loading of the kernels' code takes
+// (far less than the planes and spectra of a 1080p frame, ~37 MB), the frames after it nothing; a frame of another
+// size is prepared by process() itself and still comes out right.
 TEST(CudaFft, PreparedOnceAllocatesNothingPerFrame) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     const ConvolvePlan plan =
         ConvolvePlan::make(fftDesc({diskKernel(63, 5)}, Border::Reflect101, SampleType::U8), SampleType::U8, 1);
     auto conv = makeCudaConvolver(plan);
-    HostImage src(640, 360, 1, SampleType::U8);
+    HostImage src(1920, 1080, 1, SampleType::U8);
     fillGradient(src, 2);
-    DevicePlane in(640, 360, 1, SampleType::U8, false), out(640, 360, 1, SampleType::U8, false);
+    DevicePlane in(1920, 1080, 1, SampleType::U8, false), out(1920, 1080, 1, SampleType::U8, false);
     in.upload(src);
-    conv->prepare(640, 360);
-    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-    const std::size_t before = freeDeviceMemory();
     Stream stream = Stream::create();
+    const std::size_t unprepared = freeDeviceMemory();
+    conv->prepare(1920, 1080);
+    const std::size_t prepared = freeDeviceMemory();
+    EXPECT_GE(unprepared - prepared, std::size_t(30) << 20) << "prepare() made the planes and spectra";
+    conv->process(in.view, out.view, stream.get());
+    CUDAFILTERS_CHECK(cudaStreamSynchronize(stream.get()));
+    const std::size_t first = freeDeviceMemory();
+    EXPECT_LE(prepared - first, std::size_t(16) << 20) << "the first frame allocated more than code";
     for (int i = 0; i < 5; ++i) conv->process(in.view, out.view, stream.get());
     CUDAFILTERS_CHECK(cudaStreamSynchronize(stream.get()));
-    EXPECT_EQ(freeDeviceMemory(), before);
-    EXPECT_LE(compareImages(out.download(), runBackend(Backend::Reference, plan, src)).maxAbs, 1);
+    EXPECT_EQ(freeDeviceMemory(), first);
+    long checked = 0, equal = 0;
+    EXPECT_LE(sampledDifference(plan, src, out.download(), 200, checked, equal), 1);
     for (auto [w, h] : {std::pair{97, 61}, {640, 360}}) {
         HostImage other(w, h, 1, SampleType::U8);
         other.fillRandom(w);

@@ -120,13 +120,16 @@ public:
 
     // The FFT path's plans, buffers and spectra for this size, or none when the frames sum directly. A frame of
     // another size runs once through here (and frees the previous size's, waiting for the device).
+    // A failure leaves the convolver unprepared: the next frame tries again (and fails alike), never silently sums
+    // directly what algorithm=fft asked of the FFT.
     void prepare(int width, int height) override {
         ScopedDevice on(device_);
-        preparedWidth_ = width;
-        preparedHeight_ = height;
         fft_.reset();
+        preparedWidth_ = preparedHeight_ = -1;
         if (plan_.algorithm == ConvolveAlgorithm::Fft && path_ != Path::Copy && fftSupports(plan_)) requireCufft();
         if (fftPath(plan_, width, height)) fft_ = std::make_unique<FftConvolution>(plan_, width, height);
+        preparedWidth_ = width;
+        preparedHeight_ = height;
     }
 
     void process(const ImageView& src, const ImageView& dst, GpuStream stream) override {
