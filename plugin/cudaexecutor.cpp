@@ -18,6 +18,9 @@
 
 #include <string>
 
+GST_DEBUG_CATEGORY_EXTERN(gst_cuda_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_filter_debug
+
 namespace gstcudafilters {
 namespace {
 
@@ -145,7 +148,10 @@ public:
         faultPoint(FaultCall::Upload, frame.index);
         if (!frame.inDevice) {
             std::vector<ImageView> upload = frameViews(in_.planes, frame.inFrame);
-            if (!dma_capable(frame.in, frame.inFrame, in_.planes)) upload = stage(slot.stagingIn, in_, upload, /*copyRows=*/true);
+            if (!dma_capable(frame.in, frame.inFrame, in_.planes)) {
+                GST_LOG("frame %" G_GUINT64_FORMAT ": input staged (pageable, not registered)", frame.index);
+                upload = stage(slot.stagingIn, in_, upload, /*copyRows=*/true);
+            }
             for (std::size_t p = 0; p < in_.planes.size(); ++p)
                 checkCuda(cudaMemcpy2DAsync(devIn[p].data, devIn[p].pitch, upload[p].data, upload[p].pitch,
                                             in_.planes[p].rowBytes, in_.planes[p].height, cudaMemcpyHostToDevice, stream),
@@ -166,6 +172,7 @@ public:
                               "cudaMemcpy2DAsync (plane copy)");
         } else {
             slot.outStaged = !dma_capable(frame.out, frame.outFrame, out_.planes);
+            if (slot.outStaged) GST_LOG("frame %" G_GUINT64_FORMAT ": output staged (pageable, not registered)", frame.index);
             std::vector<ImageView> download = frameViews(out_.planes, frame.outFrame);
             if (slot.outStaged) download = stage(slot.stagingOut, out_, download, /*copyRows=*/false);
             for (std::size_t p = 0; p < out_.planes.size(); ++p) {

@@ -94,9 +94,17 @@ bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context) {
     if (!context || n == 0) return false;
     for (guint i = 0; i < n; ++i) {
         GstMemory* mem = gst_buffer_peek_memory(buffer, i);
-        if (!gst_is_cuda_memory(mem)) return false;
+        if (!gst_is_cuda_memory(mem)) {
+            GST_LOG("memory %u of %p is %s memory, not CUDA memory", i, buffer,
+                    mem->allocator ? mem->allocator->mem_type : "unknown");
+            return false;
+        }
         GstCudaContext* owner = GST_CUDA_MEMORY_CAST(mem)->context;
-        if (owner != context && gst_cuda_context_get_handle(owner) != gst_cuda_context_get_handle(context)) return false;
+        if (owner != context && gst_cuda_context_get_handle(owner) != gst_cuda_context_get_handle(context)) {
+            GST_LOG("memory %u of %p is CUDA memory of context %p (CUcontext %p), not ours %p (%p)", i, buffer, owner,
+                    gst_cuda_context_get_handle(owner), context, gst_cuda_context_get_handle(context));
+            return false;
+        }
     }
     return true;
 }

@@ -36,6 +36,9 @@ bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
     (void)onDevice;
     f.inDevice = f.outDevice = false;
 #endif
+    GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": input %s, output %s (context %p)", st.submitted,
+                   f.inDevice ? "on the device" : "on the host", f.outDevice ? "on the device" : "on the host",
+                   static_cast<void*>(st.cudaContext.get()));
     if (!gst_video_frame_map(&f.inFrame, &st.info, f.in, GstMapFlags(GST_MAP_READ | (f.inDevice ? kMapCuda : 0)))) {
         GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
         return false;

@@ -50,6 +50,8 @@ using cudafilters::InvalidArgument;
 
 #define VIDEO_FORMATS \
     "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444 }"
+// Those of them GStreamer 1.22's CUDA memory can hold (its allocator has no grey or xRGB/xBGR layouts).
+#define CUDA_MEMORY_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444 }"
 
 enum {
     PROP_0,
@@ -108,7 +110,7 @@ void set_active_backend(GstCudaFilter* self, const char* name, int runningDepth)
 
 GstCaps* gst_cuda_filter_template_caps(void) {
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
-    return gst_caps_from_string(GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", VIDEO_FORMATS) "; "
+    return gst_caps_from_string(GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", CUDA_MEMORY_FORMATS) "; "
                                 GST_VIDEO_CAPS_MAKE(VIDEO_FORMATS));
 #else
     return gst_caps_from_string(GST_VIDEO_CAPS_MAKE(VIDEO_FORMATS));
@@ -481,17 +483,30 @@ static bool offers_cuda_memory(GstCudaFilter* self) {
 #endif
 }
 
-// Each structure of `caps` in CUDA memory and in system memory (the input's memory first), or in system memory only.
+// Each structure of `caps` in CUDA memory (for the formats it can hold) and in system memory, the input's memory
+// first; or in system memory only.
 static GstCaps* with_memory_features(GstCaps* caps, bool cudaMemory, bool cudaFirst) {
     if (gst_caps_is_any(caps)) return gst_caps_ref(caps);
+    static GstCaps* cudaFormats =
+        gst_caps_from_string(GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", CUDA_MEMORY_FORMATS));
     GstCaps* result = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         const GstStructure* s = gst_caps_get_structure(caps, i);
         for (int k = 0; k < 2; ++k) {
             const bool cuda = (k == 0) == cudaFirst;
-            if (cuda && !cudaMemory) continue;
-            result = gst_caps_merge_structure_full(result, gst_structure_copy(s),
-                                                   cuda ? gst_caps_features_new(kCudaMemoryFeature, nullptr) : nullptr);
+            if (!cuda) {
+                result = gst_caps_merge_structure_full(result, gst_structure_copy(s), nullptr);
+                continue;
+            }
+            if (!cudaMemory) continue;
+            GstCaps* one = gst_caps_new_full(gst_structure_copy(s), nullptr);
+            gst_caps_set_features(one, 0, gst_caps_features_new(kCudaMemoryFeature, nullptr));
+            GstCaps* held = gst_caps_intersect_full(one, cudaFormats, GST_CAPS_INTERSECT_FIRST);
+            gst_caps_unref(one);
+            for (guint j = 0; j < gst_caps_get_size(held); ++j)
+                result = gst_caps_merge_structure_full(result, gst_structure_copy(gst_caps_get_structure(held, j)),
+                                                       gst_caps_features_copy(gst_caps_get_features(held, j)));
+            gst_caps_unref(held);
         }
     }
     return result;
@@ -512,13 +527,13 @@ static bool peer_takes_cuda_memory(GstPad* pad) {
     return takes;
 }
 
-// Prefers CUDA memory on the output where the input is CUDA memory or downstream names it (a chain of these elements
-// or NVIDIA's then stays on the device), system memory otherwise (a sink that accepts anything gets host frames).
+// Prefers CUDA memory on the output where downstream names it (a chain of these elements, NVIDIA's elements: the
+// frames stay on the device), system memory otherwise: a sink that accepts anything gets host frames.
 static GstCaps* gst_cuda_filter_fixate_caps(GstBaseTransform* trans, GstPadDirection direction, GstCaps* caps,
                                             GstCaps* othercaps) {
     auto* self = GST_CUDA_FILTER(trans);
     if (direction == GST_PAD_SINK && gst_caps_get_size(othercaps) > 1 && offers_cuda_memory(self)) {
-        const bool wantCuda = caps_are_cuda_memory(caps) || peer_takes_cuda_memory(GST_BASE_TRANSFORM_SRC_PAD(trans));
+        const bool wantCuda = peer_takes_cuda_memory(GST_BASE_TRANSFORM_SRC_PAD(trans));
         for (guint i = 0; i < gst_caps_get_size(othercaps); ++i) {
             GstCapsFeatures* features = gst_caps_get_features(othercaps, i);
             const bool cuda = features && gst_caps_features_contains(features, kCudaMemoryFeature);

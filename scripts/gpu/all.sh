@@ -52,7 +52,7 @@ if step convolve; then
 fi
 if step sanitize; then
     cs="compute-sanitizer --error-exitcode 9"
-    el_filter='Depths/*:Allocation.*:Backend.*:HistEq.*:LiveChangeFault.*:SerializedEvents.KeepTheirPlace*:Drain.*:HistEqLive.*:ConvolveLive.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
+    el_filter='CudaMemory.*:HostRegistration.*:Depths/*:Allocation.*:Backend.*:HistEq.*:LiveChangeFault.*:SerializedEvents.KeepTheirPlace*:Drain.*:HistEqLive.*:ConvolveLive.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
     CUDAFILTERS_TEST_BACKEND=cuda timeout 150 $run_test $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
         --gtest_filter="$el_filter" >"$out/san-element-memcheck.log" 2>&1
     summary+=("memcheck element: $(sanitizer_line $? "$out/san-element-memcheck.log")")
@@ -91,6 +91,12 @@ if step pipeline; then
         filesrc location=gpu-carry/clip-1080p.h264 ! video/x-h264,stream-format=byte-stream ! h264parse ! nvh264dec ! cudaconvolve preset=gaussian size=5 ! \
         cudadownload ! fakesink >"$out/decode-debug.log" 2>&1
     summary+=("decode gst-launch: rc=$? $(grep -cE 'ERROR|not-linked' "$out/decode-debug.log") error lines")
+    # What happens per frame in CUDA memory (function-level counts of the debug log over 60 frames).
+    GST_DEBUG_NO_COLOR=1 GST_DEBUG=cudafilter:6,cudaallocator:6,cudabufferpool:6,cudapoolallocator:6,bufferpool:5,GST_PERFORMANCE:5 \
+        timeout 60 $run_prod gst-launch-1.0 videotestsrc num-buffers=60 ! video/x-raw,format=RGBA,width=3840,height=2160 ! \
+        cudaconvolve preset=gaussian size=5 ! 'video/x-raw(memory:CUDAMemory)' ! cudaconvolve preset=sharpen ! \
+        'video/x-raw(memory:CUDAMemory)' ! fakesink 2>&1 | awk '{print $5, $6}' | sed -E 's/<[^>]*>//' | sort | uniq -c | \
+        sort -rn | head -40 >"$out/cuda-memory-debug.log"
     # Where videotestsrc's frames lie when it writes into the proposed pool (staged = copied on the streaming thread).
     GST_DEBUG=cudafilter:6 timeout 30 $run_prod gst-launch-1.0 videotestsrc num-buffers=200 ! \
         video/x-raw,format=RGBA,width=3840,height=2160 ! cudaconvolve preset=gaussian size=5 ! fakesink 2>&1 | \
@@ -113,6 +119,7 @@ echo "=== bench-element"; tail -25 "$out/bench-element.md" 2>/dev/null
 echo "=== bench-histeq"; tail -12 "$out/bench-histeq.md" 2>/dev/null
 echo "=== bench-convolve"; grep -E '^\|' "$out/bench-convolve.md" 2>/dev/null | head -60
 echo "=== bench-pipeline"; grep -E '^\|' "$out/bench-pipeline.md" 2>/dev/null | cut -c1-260 | head -70
+echo "=== cuda-memory-debug"; head -30 "$out/cuda-memory-debug.log" 2>/dev/null
 echo "=== soak"; tail -25 "$out/soak.log" 2>/dev/null
 echo "=== summary"
 printf '%s\n' "${summary[@]}"

@@ -271,7 +271,9 @@ std::vector<std::string> acceptedInputs(const std::vector<std::string>& props) {
     GstHarness* h = makeHarness("cudaconvolve", props, 2);
     GstPad* sink = gst_element_get_static_pad(h->element, "sink");
     GstCaps* caps = gst_pad_query_caps(sink, nullptr);
-    std::vector<std::string> formats = formatsOf(caps);
+    std::vector<std::string> formats;  // each once: with a GPU the caps list CUDA and system memory
+    for (const std::string& f : formatsOf(caps))
+        if (std::find(formats.begin(), formats.end(), f) == formats.end()) formats.push_back(f);
     gst_caps_unref(caps);
     gst_object_unref(sink);
     gst_harness_teardown(h);

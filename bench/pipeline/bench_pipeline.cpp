@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Pipeline benchmark: what users get through gst_parse_launch, beside what the hardware allows in the same run.
+// For 4K RGBA Gaussian 5x5 (cudaconvolve) and 1080p NV12 CLAHE (cudahisteq), each case runs a real pipeline to
+// `fakesink sync=false` and counts frames at the sink over >= --seconds after a warm-up, next to an `identity`
+// baseline with the same source and the PCIe bounds measured here (upload alone; upload || download, pinned).
+// Sources: (a) videotestsrc, which writes into the pool the element proposes; (b) pageable frames that upstream
+// recycles: appsrc pushing a ring of 4 malloc'd frames, and imagefreeze; (c) a chain cudahisteq ! cudaconvolve !
+// cudaconvolve in system memory and in CUDA memory; (d) with --clip, H.264 decoded on the GPU by nvh264dec, with and
+// without cudaconvolve. NVIDIA's cudaupload/cudadownload (nvcodec) are measured when present.
+//
+//   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--clip file.h264] [--only SUBSTRING]
+#include <cudafilters/device.hpp>
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+struct Format {
+    const char* name;    // "4K RGBA"
+    const char* caps;    // raw caps without features
+    const char* filter;  // the element under test
+    std::size_t frameBytes;
+};
+
+// A ring of 4 frames in ordinary malloc'd memory, pushed again and again as new buffers sharing the same memory (as
+// an application recycling its own frames does).
+struct Ring {
+    std::vector<void*> frames;
+    std::vector<GstMemory*> memories;
+    guint64 pushed = 0;
+    GstClockTime duration = GST_SECOND / 30;
+
+    explicit Ring(std::size_t bytes) {
+        std::mt19937 rng(7);
+        for (int i = 0; i < 4; ++i) {
+            void* data = std::malloc(bytes);
+            auto* words = static_cast<std::uint32_t*>(data);
+            for (std::size_t k = 0; k < bytes / 4; ++k) words[k] = rng();  // never time on zeros
+            frames.push_back(data);
+            memories.push_back(gst_memory_new_wrapped(GstMemoryFlags(0), data, bytes, 0, bytes, nullptr, nullptr));
+        }
+    }
+    ~Ring() {
+        for (GstMemory* m : memories) gst_memory_unref(m);
+        for (void* f : frames) std::free(f);
+    }
+    static void needData(GstAppSrc* src, guint, gpointer user) {
+        auto* ring = static_cast<Ring*>(user);
+        GstBuffer* buffer = gst_buffer_new();
+        gst_buffer_append_memory(buffer, gst_memory_ref(ring->memories[ring->pushed % ring->memories.size()]));
+        GST_BUFFER_PTS(buffer) = ring->pushed * ring->duration;
+        GST_BUFFER_DURATION(buffer) = ring->duration;
+        ++ring->pushed;
+        gst_app_src_push_buffer(src, buffer);
+    }
+};
+
+struct Outcome {
+    double fps = 0;
+    long frames = 0;
+    std::string error;
+    double registeredMB = 0, pinnedMB = 0;
+};
+
+GstPadProbeReturn countFrame(GstPad*, GstPadProbeInfo* info, gpointer user) {
+    if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER) static_cast<std::atomic<long>*>(user)->fetch_add(1);
+    return GST_PAD_PROBE_OK;
+}
+
+void allocatorGauges(double& registeredMB, double& pinnedMB) {
+    registeredMB = pinnedMB = -1;
+    GstAllocator* allocator = gst_allocator_find("CudaFiltersPinnedMemory");
+    if (!allocator) return;
+    guint64 registered = 0, pinned = 0;
+    g_object_get(allocator, "registered-bytes", &registered, "pinned-bytes", &pinned, nullptr);
+    registeredMB = double(registered) / 1e6;
+    pinnedMB = double(pinned) / 1e6;
+    gst_object_unref(allocator);
+}
+
+// Runs `launch` (its sink must be named "sink"; an appsrc named "src" is fed from `ring`) and measures the frame rate
+// at the sink over `budget` seconds after `warmup` seconds, or up to EOS.
+Outcome measure(const std::string& launch, Ring* ring, double warmup, double budget) {
+    Outcome out;
+    GError* error = nullptr;
+    GstElement* pipeline = gst_parse_launch(launch.c_str(), &error);
+    if (!pipeline || error) {
+        out.error = error ? error->message : "could not parse";
+        if (error) g_error_free(error);
+        if (pipeline) gst_object_unref(pipeline);
+        return out;
+    }
+    std::atomic<long> frames{0};
+    GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+    GstPad* pad = gst_element_get_static_pad(sink, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, countFrame, &frames, nullptr);
+    gst_object_unref(pad);
+    gst_object_unref(sink);
+    if (GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src")) {
+        ring->pushed = 0;
+        g_signal_connect(src, "need-data", G_CALLBACK(Ring::needData), ring);
+        gst_object_unref(src);
+    }
+    GstBus* bus = gst_element_get_bus(pipeline);
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    const auto start = Clock::now();
+    Clock::time_point t0{};
+    long f0 = 0;
+    bool measuring = false, ended = false;
+    while (true) {
+        GstMessage* msg = gst_bus_timed_pop_filtered(bus, 20 * GST_MSECOND,
+                                                     GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+        if (msg) {
+            if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+                GError* err = nullptr;
+                gchar* debug = nullptr;
+                gst_message_parse_error(msg, &err, &debug);
+                out.error = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(msg))) + ": " + err->message;
+                g_error_free(err);
+                g_free(debug);
+            }
+            ended = true;
+            gst_message_unref(msg);
+        }
+        const auto now = Clock::now();
+        if (!measuring && (seconds(now - start) >= warmup || ended)) {
+            measuring = true;
+            t0 = now;
+            f0 = frames.load();
+        }
+        if (ended || (measuring && seconds(now - t0) >= budget)) {
+            out.frames = frames.load() - f0;
+            const double elapsed = seconds(now - t0);
+            out.fps = elapsed > 0 ? double(out.frames) / elapsed : 0;
+            break;
+        }
+        if (seconds(now - start) > warmup + budget + 60) {
+            out.error = "timed out";
+            break;
+        }
+    }
+    allocatorGauges(out.registeredMB, out.pinnedMB);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(bus);
+    gst_object_unref(pipeline);
+    return out;
+}
+
+#ifdef CUDAFILTERS_HAVE_CUDA
+// Frames per second the bus allows for `frameBytes`: upload alone, or upload || download (pinned, two streams).
+double pcieFps(std::size_t frameBytes, bool duplex, double budget) {
+    void *hostIn = nullptr, *hostOut = nullptr, *devIn = nullptr, *devOut = nullptr;
+    cudaStream_t up = nullptr, down = nullptr;
+    if (cudaHostAlloc(&hostIn, frameBytes, cudaHostAllocPortable) != cudaSuccess ||
+        cudaHostAlloc(&hostOut, frameBytes, cudaHostAllocPortable) != cudaSuccess ||
+        cudaMalloc(&devIn, frameBytes) != cudaSuccess || cudaMalloc(&devOut, frameBytes) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking) != cudaSuccess)
+        return 0;
+    std::memset(hostIn, 1, frameBytes);
+    cudaMemset(devOut, 2, frameBytes);
+    auto batch = [&](int n) {
+        for (int i = 0; i < n; ++i) {
+            cudaMemcpyAsync(devIn, hostIn, frameBytes, cudaMemcpyHostToDevice, up);
+            if (duplex) cudaMemcpyAsync(hostOut, devOut, frameBytes, cudaMemcpyDeviceToHost, down);
+        }
+        cudaStreamSynchronize(up);
+        cudaStreamSynchronize(down);
+    };
+    batch(5);
+    long n = 0;
+    const auto start = Clock::now();
+    while (seconds(Clock::now() - start) < budget) {
+        batch(20);
+        n += 20;
+    }
+    const double fps = double(n) / seconds(Clock::now() - start);
+    cudaStreamDestroy(up);
+    cudaStreamDestroy(down);
+    cudaFree(devIn);
+    cudaFree(devOut);
+    cudaFreeHost(hostIn);
+    cudaFreeHost(hostOut);
+    return fps;
+}
+#else
+double pcieFps(std::size_t, bool, double) { return 0; }
+#endif
+
+bool haveElement(const char* name) {
+    GstElementFactory* f = gst_element_factory_find(name);
+    if (f) gst_object_unref(f);
+    return f != nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    gst_init(&argc, &argv);
+    double budget = 2.0;
+    std::string clip, only;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) budget = std::atof(argv[++i]);
+        else if (!std::strcmp(argv[i], "--clip") && i + 1 < argc) clip = argv[++i];
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    }
+    if (!haveElement("cudaconvolve")) {
+        std::fprintf(stderr, "cudaconvolve not found: set GST_PLUGIN_PATH to the build's plugin folder\n");
+        return 1;
+    }
+    const bool nvcodec = haveElement("cudaupload") && haveElement("cudadownload");
+    const double warmup = 0.7;
+    std::printf("# Pipeline benchmark (gst_parse_launch, fakesink sync=false, %.1f s after %.1f s warm-up)\n\n", budget,
+                warmup);
+    std::printf("Device: %s. nvcodec elements: %s.\n\n", cudafilters::cudaDeviceDescription(0).c_str(),
+                nvcodec ? "yes" : "no");
+
+    const Format formats[] = {
+        {"4K RGBA Gaussian 5x5", "video/x-raw,format=RGBA,width=3840,height=2160,framerate=30/1",
+         "cudaconvolve preset=gaussian size=5", std::size_t(3840) * 2160 * 4},
+        {"1080p NV12 CLAHE", "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1", "cudahisteq mode=clahe",
+         std::size_t(1920) * 1080 * 3 / 2},
+    };
+    const std::string cudaCaps = " ! video/x-raw(memory:CUDAMemory) ! ";
+    const std::string sysCaps = " ! video/x-raw(memory:SystemMemory) ! ";
+    const std::string sink = " ! fakesink name=sink sync=false";
+    std::map<std::string, double> fps;
+
+    std::printf("| format | case | pipeline | fps | vs baseline | %% of PCIe bound | registered MB | pinned MB |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    for (const Format& f : formats) {
+        const double upload = pcieFps(f.frameBytes, false, 1.0);
+        const double duplex = pcieFps(f.frameBytes, true, 1.0);
+        std::printf("| %s | PCIe upload bound (pinned) | cudaMemcpyAsync H2D | %.0f | - | 100 | - | - |\n", f.name, upload);
+        std::printf("| %s | PCIe duplex bound (pinned) | H2D ‖ D2H on two streams | %.0f | - | 100 | - | - |\n", f.name,
+                    duplex);
+        Ring ring(f.frameBytes);
+        const std::string caps = std::string(" ! ") + f.caps;
+        const std::string testsrc = "videotestsrc" + caps;
+        const std::string freeze = "videotestsrc num-buffers=1" + caps + " ! imagefreeze";
+        const std::string appsrc = std::string("appsrc name=src format=time max-buffers=4 caps=\"") + f.caps + "\"";
+        const std::string filter = f.filter;
+        const std::string chain = "cudahisteq ! cudaconvolve preset=gaussian size=5 ! cudaconvolve preset=sharpen";
+        const std::string chainSys = "cudahisteq" + sysCaps + "cudaconvolve preset=gaussian size=5" + sysCaps +
+                                     "cudaconvolve preset=sharpen";
+        struct Row {
+            std::string key, label, launch, baseline;
+            double bound;
+        };
+        std::vector<Row> rows = {
+            {"a-identity", "(a) videotestsrc ! identity", testsrc + " ! identity" + sink, "", 0},
+            {"a-filter", "(a) videotestsrc ! element", testsrc + " ! " + filter + sink, "a-identity", duplex},
+            {"a-queue-filter", "(a) videotestsrc ! queue ! element", testsrc + " ! queue ! " + filter + sink, "a-identity", duplex},
+            {"b-ring-identity", "(b) appsrc ring ! identity", appsrc + " ! identity" + sink, "", 0},
+            {"b-ring-filter", "(b) appsrc ring ! element", appsrc + " ! " + filter + sink, "b-ring-identity", duplex},
+            {"b-ring-filter-d1", "(b) … depth 1", appsrc + " ! " + filter + " pipeline-depth=1" + sink, "b-ring-identity", duplex},
+            {"b-ring-filter-d3", "(b) … depth 3", appsrc + " ! " + filter + " pipeline-depth=3" + sink, "b-ring-identity", duplex},
+            {"b-freeze-identity", "(b) imagefreeze ! identity", freeze + " ! identity" + sink, "", 0},
+            {"b-freeze-filter", "(b) imagefreeze ! element", freeze + " ! " + filter + sink, "b-freeze-identity", duplex},
+            {"b-freeze-filter-d1", "(b) … depth 1", freeze + " ! " + filter + " pipeline-depth=1" + sink, "b-freeze-identity", duplex},
+            {"b-freeze-filter-d3", "(b) … depth 3", freeze + " ! " + filter + " pipeline-depth=3" + sink, "b-freeze-identity", duplex},
+            {"c-one-cuda", "(c) one element, output in CUDA memory", appsrc + " ! " + filter + cudaCaps + "fakesink name=sink sync=false", "b-ring-identity", upload},
+            {"c-chain-cuda", "(c) chain of 3, CUDA memory between, output in CUDA memory", appsrc + " ! " + chain + cudaCaps + "fakesink name=sink sync=false", "c-one-cuda", upload},
+            {"c-chain-cuda-host", "(c) chain of 3, CUDA memory between, output in host memory", appsrc + " ! " + chain + sink, "b-ring-filter", duplex},
+            {"c-chain-sys", "(c) chain of 3, system memory between", appsrc + " ! " + chainSys + sink, "c-chain-cuda-host", duplex},
+        };
+        if (nvcodec) {
+            rows.push_back({"n-updown", "nvcodec cudaupload ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + "cudadownload" + sink, "b-ring-identity", duplex});
+            rows.push_back({"n-element", "nvcodec cudaupload ! element ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + filter + cudaCaps + "cudadownload" + sink, "n-updown", duplex});
+        }
+        for (const Row& row : rows) {
+            const std::string key = std::string(f.name) + "/" + row.key;
+            if (!only.empty() && key.find(only) == std::string::npos) continue;
+            const Outcome o = measure(row.launch, &ring, warmup, budget);
+            fps[key] = o.fps;
+            std::string vs = "-";
+            if (!row.baseline.empty() && fps.count(std::string(f.name) + "/" + row.baseline) &&
+                fps[std::string(f.name) + "/" + row.baseline] > 0)
+                vs = std::to_string(int(100 * o.fps / fps[std::string(f.name) + "/" + row.baseline] + 0.5)) + " % of " + row.baseline;
+            std::string bound = row.bound > 0 ? std::to_string(int(100 * o.fps / row.bound + 0.5)) : "-";
+            if (!o.error.empty())
+                std::printf("| %s | %s | `%s` | ERROR: %s | - | - | - | - |\n", f.name, row.label.c_str(), row.launch.c_str(),
+                            o.error.c_str());
+            else
+                std::printf("| %s | %s | `%s` | %.0f | %s | %s | %.0f | %.0f |\n", f.name, row.label.c_str(),
+                            row.launch.c_str(), o.fps, vs.c_str(), bound.c_str(), o.registeredMB, o.pinnedMB);
+            std::fflush(stdout);
+        }
+        fps[std::string(f.name) + "/upload"] = upload;
+        fps[std::string(f.name) + "/duplex"] = duplex;
+    }
+
+    if (!clip.empty()) {
+        const std::string src = "multifilesrc location=" + clip + " loop=true caps=\"video/x-h264,stream-format=byte-stream\" ! h264parse";
+        struct Row {
+            std::string key, label, launch;
+        };
+        const std::vector<Row> rows = {
+            {"d-decode", "(d) nvh264dec ! cudadownload", src + " ! nvh264dec ! cudadownload" + sink},
+            {"d-decode-filter", "(d) nvh264dec ! cudaconvolve ! cudadownload", src + " ! nvh264dec ! cudaconvolve preset=gaussian size=5 ! cudadownload" + sink},
+            {"d-decode-cuda", "(d) nvh264dec ! CUDA memory ! fakesink", src + " ! nvh264dec" + cudaCaps + "fakesink name=sink sync=false"},
+            {"d-decode-filter-cuda", "(d) nvh264dec ! cudaconvolve ! CUDA memory ! fakesink", src + " ! nvh264dec ! cudaconvolve preset=gaussian size=5" + cudaCaps + "fakesink name=sink sync=false"},
+        };
+        std::printf("\n| clip | case | pipeline | fps | vs decode alone |\n|---|---|---|---|---|\n");
+        for (const Row& row : rows) {
+            if (!only.empty() && row.key.find(only) == std::string::npos) continue;
+            const Outcome o = measure(row.launch, nullptr, 1.0, budget);
+            fps[row.key] = o.fps;
+            const std::string base = row.key.find("cuda") != std::string::npos ? "d-decode-cuda" : "d-decode";
+            std::string vs = fps.count(base) && fps[base] > 0 ? std::to_string(int(100 * o.fps / fps[base] + 0.5)) + " %" : "-";
+            if (!o.error.empty()) std::printf("| %s | %s | `%s` | ERROR: %s | - |\n", clip.c_str(), row.label.c_str(), row.launch.c_str(), o.error.c_str());
+            else std::printf("| %s | %s | `%s` | %.0f | %s |\n", clip.c_str(), row.label.c_str(), row.launch.c_str(), o.fps, vs.c_str());
+            std::fflush(stdout);
+        }
+    }
+
+    // The bars, read off this run.
+    auto ratio = [&](const std::string& a, const std::string& b) {
+        return fps.count(a) && fps.count(b) && fps[b] > 0 ? fps[a] / fps[b] : 0.0;
+    };
+    const std::string k4 = "4K RGBA Gaussian 5x5/";
+    std::printf("\n| bar | measured | verdict |\n|---|---|---|\n");
+    auto bar = [](const char* what, double value, double need, const char* unit) {
+        std::printf("| %s | %.2f%s | %s |\n", what, value, unit, value >= need ? "met" : "NOT met");
+    };
+    bar("(b) ring 4K RGBA >= 0.80 x PCIe duplex bound", ratio(k4 + "b-ring-filter", k4 + "duplex"), 0.80, " x");
+    bar("(b) imagefreeze 4K RGBA >= 0.80 x PCIe duplex bound", ratio(k4 + "b-freeze-filter", k4 + "duplex"), 0.80, " x");
+    bar("(a) videotestsrc ! element >= 0.95 x videotestsrc ! identity", ratio(k4 + "a-filter", k4 + "a-identity"), 0.95, " x");
+    bar("(c) CUDA chain of 3 >= 0.90 x one element in CUDA memory", ratio(k4 + "c-chain-cuda", k4 + "c-one-cuda"), 0.90, " x");
+    bar("(c) CUDA chain of 3 >= 2.5 x system-memory chain", ratio(k4 + "c-chain-cuda", k4 + "c-chain-sys"), 2.5, " x");
+    if (!clip.empty()) bar("(d) decode + filter >= 0.90 x decode alone", ratio("d-decode-filter", "d-decode"), 0.90, " x");
+    return 0;
+}

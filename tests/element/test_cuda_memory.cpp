@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// memory:CUDAMemory between the elements and towards CUDA-memory neighbours, the shared CUDA context, renegotiation
+// between system and CUDA memory, and pageable memory registered for DMA while it lives. Pixels are compared with the
+// same settings on the CPU backend in system memory. The GPU tests run on the GPU host (CUDAFILTERS_TEST_BACKEND=cuda)
+// and are skipped elsewhere; the CPU test checks that CUDA memory is never offered where it cannot be used.
+#include "element_harness.hpp"
+
+#include <atomic>
+
+namespace elementtest {
+namespace {
+
+constexpr const char* kCudaMemory = "memory:CUDAMemory";
+
+bool needGpu() {
+    return cudaRequested() && cudaDeviceCount() > 0;
+}
+#define SKIP_WITHOUT_GPU() \
+    if (!needGpu()) GTEST_SKIP() << "needs CUDAFILTERS_TEST_BACKEND=cuda and a CUDA device"
+
+bool capsAreCudaMemory(GstCaps* caps) {
+    if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) return false;
+    GstCapsFeatures* f = gst_caps_get_features(caps, 0);
+    return f && gst_caps_features_contains(f, kCudaMemory);
+}
+
+bool padCarriesCudaMemory(GstElement* element, const char* pad) {
+    GstPad* p = gst_element_get_static_pad(element, pad);
+    GstCaps* caps = gst_pad_get_current_caps(p);
+    const bool cuda = capsAreCudaMemory(caps);
+    if (caps) gst_caps_unref(caps);
+    gst_object_unref(p);
+    return cuda;
+}
+
+bool bufferIsCudaMemory(GstBuffer* buffer) {
+    for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i)
+        if (!gst_memory_is_type(gst_buffer_peek_memory(buffer, i), "gst.cuda.memory")) return false;
+    return gst_buffer_n_memory(buffer) > 0;
+}
+
+// Visible samples of every plane equal (padding ignored); the frames are read through host mappings.
+::testing::AssertionResult framesEqual(GstBuffer* a, GstBuffer* b, const GstVideoInfo& info) {
+    GstVideoFrame fa, fb;
+    if (!gst_video_frame_map(&fa, const_cast<GstVideoInfo*>(&info), a, GST_MAP_READ))
+        return ::testing::AssertionFailure() << "cannot map a";
+    if (!gst_video_frame_map(&fb, const_cast<GstVideoInfo*>(&info), b, GST_MAP_READ)) {
+        gst_video_frame_unmap(&fa);
+        return ::testing::AssertionFailure() << "cannot map b";
+    }
+    ::testing::AssertionResult result = ::testing::AssertionSuccess();
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&fa) && result; ++p) {
+        int comp = 0;
+        for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(&info); ++c)
+            if (GST_VIDEO_FORMAT_INFO_PLANE(info.finfo, c) == p) {
+                comp = int(c);
+                break;
+            }
+        const int height = GST_VIDEO_FRAME_COMP_HEIGHT(&fa, comp);
+        const std::size_t row = std::size_t(GST_VIDEO_FRAME_COMP_WIDTH(&fa, comp)) * GST_VIDEO_FRAME_COMP_PSTRIDE(&fa, comp);
+        for (int y = 0; y < height; ++y) {
+            const auto* ra = static_cast<const guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&fa, p)) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&fa, p);
+            const auto* rb = static_cast<const guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&fb, p)) + y * GST_VIDEO_FRAME_PLANE_STRIDE(&fb, p);
+            if (std::memcmp(ra, rb, row) != 0) {
+                result = ::testing::AssertionFailure() << "plane " << p << " row " << y << " differs";
+                break;
+            }
+        }
+    }
+    gst_video_frame_unmap(&fa);
+    gst_video_frame_unmap(&fb);
+    return result;
+}
+
+// Runs `launch` (elements of ours, backend given by `backend`) in a harness on `frames`; returns the outputs.
+std::vector<GstBuffer*> runChain(const std::string& launch, const std::string& caps, const std::vector<GstBuffer*>& frames,
+                                 const char* sinkCaps = nullptr, GstHarness** keep = nullptr) {
+    GstHarness* h = gst_harness_new_parse(launch.c_str());
+    gst_harness_set_src_caps_str(h, caps.c_str());
+    if (sinkCaps) gst_harness_set_sink_caps_str(h, sinkCaps);
+    std::vector<GstBuffer*> out;
+    for (GstBuffer* f : frames) {
+        EXPECT_EQ(gst_harness_push(h, gst_buffer_ref(f)), GST_FLOW_OK);
+        while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
+    }
+    out = finish(h, out);
+    if (keep) *keep = h;
+    else gst_harness_teardown(h);
+    return out;
+}
+
+std::vector<GstBuffer*> randomFrames(const GstVideoInfo& info, int n) {
+    std::vector<GstBuffer*> frames;
+    for (int i = 0; i < n; ++i) frames.push_back(randomFrame(info, 100 + i, GST_SECOND * i / 30));
+    return frames;
+}
+
+guint64 allocatorGauge(const char* name) {
+    GstAllocator* allocator = gst_allocator_find("CudaFiltersPinnedMemory");
+    if (!allocator) return 0;
+    guint64 bytes = 0;
+    g_object_get(allocator, name, &bytes, nullptr);
+    gst_object_unref(allocator);
+    return bytes;
+}
+
+const char* kChain = "cudahisteq name=a backend=%s mode=clahe ! cudaconvolve name=b backend=%s preset=gaussian size=5 "
+                     "! cudaconvolve name=c backend=%s preset=sharpen";
+
+std::string chain(const char* backend) {
+    gchar* s = g_strdup_printf(kChain, backend, backend, backend);
+    std::string r = s;
+    g_free(s);
+    return r;
+}
+
+TEST(CudaMemory, NeverOfferedOnTheCpuBackend) {
+    GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "backend=cpu"});
+    GstPad* sink = gst_element_get_static_pad(h->element, "sink");
+    GstCaps* caps = gst_pad_query_caps(sink, nullptr);
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+        GstCapsFeatures* f = gst_caps_get_features(caps, i);
+        EXPECT_FALSE(f && gst_caps_features_contains(f, kCudaMemory)) << "structure " << i;
+    }
+    gst_caps_unref(caps);
+    gst_object_unref(sink);
+    gst_harness_teardown(h);
+
+    // Two CPU elements in a row talk system memory.
+    const GstVideoInfo info = videoInfo("RGBA", 33, 17);
+    std::vector<GstBuffer*> frames = randomFrames(info, 2);
+    GstHarness* chained = nullptr;
+    std::vector<GstBuffer*> out = runChain(chain("cpu"), capsString("RGBA", 33, 17), frames, nullptr, &chained);
+    EXPECT_EQ(out.size(), frames.size());
+    GstElement* a = gst_bin_get_by_name(GST_BIN(chained->element), "a");
+    EXPECT_FALSE(padCarriesCudaMemory(a, "src"));
+    gst_object_unref(a);
+    gst_harness_teardown(chained);
+    unrefAll(out);
+    unrefAll(frames);
+}
+
+// A chain of three elements stays on the device between them (one context for all), and gives the CPU's pixels.
+TEST(CudaMemory, ChainStaysOnTheDeviceInOneContext) {
+    SKIP_WITHOUT_GPU();
+    for (const char* format : {"RGBA", "I420", "NV12"}) {
+        SCOPED_TRACE(format);
+        const GstVideoInfo info = videoInfo(format, 385, 289);
+        std::vector<GstBuffer*> frames = randomFrames(info, 7);
+        std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString(format, 385, 289), frames);
+        GstHarness* h = nullptr;
+        std::vector<GstBuffer*> out = runChain(chain("cuda"), capsString(format, 385, 289), frames, nullptr, &h);
+        ASSERT_EQ(out.size(), expected.size());
+        for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
+        for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i]));
+
+        GstObject* contexts[3] = {};
+        const char* names[3] = {"a", "b", "c"};
+        for (int e = 0; e < 3; ++e) {
+            GstElement* element = gst_bin_get_by_name(GST_BIN(h->element), names[e]);
+            if (e < 2) EXPECT_TRUE(padCarriesCudaMemory(element, "src")) << names[e] << " → next";
+            else EXPECT_FALSE(padCarriesCudaMemory(element, "src")) << "towards a sink that takes anything";
+            GstQuery* query = gst_query_new_context("gst.cuda.context");
+            EXPECT_TRUE(gst_element_query(element, query)) << names[e] << " answers the CONTEXT query";
+            GstContext* context = nullptr;
+            gst_query_parse_context(query, &context);
+            if (context) {
+                const GValue* v = gst_structure_get_value(gst_context_get_structure(context), "gst.cuda.context");
+                if (v) contexts[e] = GST_OBJECT(g_value_get_object(v));
+            }
+            gst_query_unref(query);
+            gst_object_unref(element);
+        }
+        EXPECT_NE(contexts[0], nullptr);
+        EXPECT_EQ(contexts[0], contexts[1]);
+        EXPECT_EQ(contexts[1], contexts[2]);
+        gst_harness_teardown(h);
+        unrefAll(out);
+        unrefAll(expected);
+        unrefAll(frames);
+    }
+}
+
+// Grey frames have no CUDA-memory layout in GStreamer 1.22: a chain of grey frames stays in system memory.
+TEST(CudaMemory, GreyFramesStayInSystemMemory) {
+    SKIP_WITHOUT_GPU();
+    const GstVideoInfo info = videoInfo("GRAY8", 97, 61);
+    std::vector<GstBuffer*> frames = randomFrames(info, 3);
+    std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString("GRAY8", 97, 61), frames);
+    GstHarness* h = nullptr;
+    std::vector<GstBuffer*> out = runChain(chain("cuda"), capsString("GRAY8", 97, 61), frames, nullptr, &h);
+    ASSERT_EQ(out.size(), expected.size());
+    for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
+    GstElement* a = gst_bin_get_by_name(GST_BIN(h->element), "a");
+    EXPECT_FALSE(padCarriesCudaMemory(a, "src"));
+    gst_object_unref(a);
+    gst_harness_teardown(h);
+    unrefAll(out);
+    unrefAll(expected);
+    unrefAll(frames);
+}
+
+// Output in CUDA memory where downstream asks for it; read back through GStreamer's host mapping it equals the CPU's.
+TEST(CudaMemory, OutputInCudaMemoryWhereDownstreamTakesIt) {
+    SKIP_WITHOUT_GPU();
+    for (const char* launch : {"cudaconvolve backend=%s preset=gaussian size=5", "cudahisteq backend=%s mode=clahe",
+                               "cudaconvolve backend=%s preset=identity"}) {
+        SCOPED_TRACE(launch);
+        const GstVideoInfo info = videoInfo("NV12", 321, 203);
+        std::vector<GstBuffer*> frames = randomFrames(info, 5);
+        gchar* cpu = g_strdup_printf(launch, "cpu");
+        gchar* cuda = g_strdup_printf(launch, "cuda");
+        std::vector<GstBuffer*> expected = runChain(cpu, capsString("NV12", 321, 203), frames);
+        const std::string sinkCaps = std::string("video/x-raw(memory:CUDAMemory),format=NV12,width=321,height=203");
+        std::vector<GstBuffer*> out = runChain(cuda, capsString("NV12", 321, 203), frames, sinkCaps.c_str());
+        ASSERT_EQ(out.size(), expected.size());
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            EXPECT_TRUE(bufferIsCudaMemory(out[i])) << "frame " << i;
+            EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
+        }
+        g_free(cpu);
+        g_free(cuda);
+        unrefAll(out);
+        unrefAll(expected);
+        unrefAll(frames);
+    }
+}
+
+// Downstream switches from CUDA memory to system memory mid-stream: the frames in flight leave in the memory they
+// were made for, none is lost or reordered, and every one has the CPU's pixels.
+TEST(CudaMemory, RenegotiatesBetweenCudaAndSystemMemory) {
+    SKIP_WITHOUT_GPU();
+    const GstVideoInfo info = videoInfo("RGBA", 200, 120);
+    std::vector<GstBuffer*> frames = randomFrames(info, 8);
+    std::vector<GstBuffer*> expected = runChain("cudaconvolve backend=cpu preset=gaussian size=5",
+                                                capsString("RGBA", 200, 120), frames);
+    GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "size=5"}, 3);
+    gst_harness_set_src_caps_str(h, capsString("RGBA", 200, 120).c_str());
+    gst_harness_set_sink_caps_str(h, "video/x-raw(memory:CUDAMemory),format=RGBA,width=200,height=120");
+    std::vector<GstBuffer*> out;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        if (i == 4) gst_harness_set_sink_caps_str(h, "video/x-raw,format=RGBA,width=200,height=120");
+        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+        while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
+    }
+    out = finish(h, out);
+    ASSERT_EQ(out.size(), frames.size());
+    EXPECT_TRUE(bufferIsCudaMemory(out[0]));
+    EXPECT_FALSE(bufferIsCudaMemory(out.back()));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
+        EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
+    }
+    gst_harness_teardown(h);
+    unrefAll(out);
+    unrefAll(expected);
+    unrefAll(frames);
+}
+
+// A flush with CUDA frames in flight drops them; the stream goes on; EOS drains what is left.
+TEST(CudaMemory, FlushAndEosWithCudaFramesInFlight) {
+    SKIP_WITHOUT_GPU();
+    const GstVideoInfo info = videoInfo("I420", 640, 360);
+    std::vector<GstBuffer*> frames = randomFrames(info, 6);
+    std::vector<GstBuffer*> expected = runChain("cudaconvolve backend=cpu preset=gaussian size=5",
+                                                capsString("I420", 640, 360), frames);
+    GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "size=5"}, 4);
+    gst_harness_set_src_caps_str(h, capsString("I420", 640, 360).c_str());
+    gst_harness_set_sink_caps_str(h, "video/x-raw(memory:CUDAMemory),format=I420,width=640,height=360");
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+    EXPECT_EQ(gst_harness_buffers_in_queue(h), 0u) << "depth 4 holds three frames";
+    EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_flush_start()));
+    EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    std::vector<GstBuffer*> out;
+    for (int i = 3; i < 6; ++i) {
+        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+        while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
+    }
+    out = finish(h, out);
+    ASSERT_EQ(out.size(), 3u);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        EXPECT_TRUE(bufferIsCudaMemory(out[i]));
+        EXPECT_TRUE(framesEqual(out[i], expected[i + 3], info)) << "frame " << i + 3;
+    }
+    gst_harness_teardown(h);
+    unrefAll(out);
+    unrefAll(expected);
+    unrefAll(frames);
+}
+
+struct FreedFlag {
+    std::atomic<int> freed{0};
+    static void notify(gpointer data) { static_cast<FreedFlag*>(data)->freed.fetch_add(1); }
+};
+
+// Pageable memory that upstream pushes again is registered for DMA, stays registered while it is recycled (the gauge
+// stays flat), and is released when the memory is freed.
+TEST(HostRegistration, RecycledMemoryIsRegisteredWhileItLives) {
+    SKIP_WITHOUT_GPU();
+    const GstVideoInfo info = videoInfo("RGBA", 1920, 1080);
+    const gsize size = GST_VIDEO_INFO_SIZE(&info);
+    const guint64 before = allocatorGauge("registered-bytes");
+    FreedFlag flag;
+    std::vector<GstMemory*> ring;
+    for (int i = 0; i < 4; ++i) {
+        GstBuffer* frame = randomFrame(info, 7 + i);
+        GstMapInfo map;
+        gst_buffer_map(frame, &map, GST_MAP_READ);
+        void* data = g_malloc(size);
+        std::memcpy(data, map.data, size);
+        gst_buffer_unmap(frame, &map);
+        gst_buffer_unref(frame);
+        ring.push_back(gst_memory_new_wrapped(GstMemoryFlags(0), data, size, 0, size, data, g_free));
+        gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(ring.back()), g_quark_from_static_string("test-freed"), &flag,
+                                  FreedFlag::notify);
+    }
+    std::vector<GstBuffer*> inputs;
+    GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "size=5"});
+    gst_harness_set_src_caps_str(h, capsString("RGBA", 1920, 1080).c_str());
+    std::vector<GstBuffer*> out;
+    guint64 afterTwoRounds = 0;
+    for (int i = 0; i < 40; ++i) {
+        GstBuffer* b = gst_buffer_new();
+        gst_buffer_append_memory(b, gst_memory_ref(ring[i % 4]));
+        inputs.push_back(gst_buffer_ref(b));
+        ASSERT_EQ(gst_harness_push(h, b), GST_FLOW_OK);
+        while (GstBuffer* o = gst_harness_try_pull(h)) out.push_back(o);
+        if (i == 11) afterTwoRounds = allocatorGauge("registered-bytes");
+    }
+    out = finish(h, out);
+    const guint64 atEnd = allocatorGauge("registered-bytes");
+    EXPECT_EQ(afterTwoRounds - before, 4 * size) << "each frame of the ring registered once it came back";
+    EXPECT_EQ(atEnd, afterTwoRounds) << "flat while recycled";
+    std::vector<GstBuffer*> expected = runChain("cudaconvolve backend=cpu preset=gaussian size=5",
+                                                capsString("RGBA", 1920, 1080), std::vector<GstBuffer*>(inputs.begin(), inputs.begin() + 4));
+    ASSERT_EQ(out.size(), inputs.size());
+    for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(framesEqual(out[i], expected[i % 4], info)) << "frame " << i;
+    gst_harness_teardown(h);
+    unrefAll(out);
+    unrefAll(expected);
+    unrefAll(inputs);
+    for (GstMemory* m : ring) gst_memory_unref(m);
+    EXPECT_EQ(flag.freed.load(), 4);
+    EXPECT_EQ(allocatorGauge("registered-bytes"), before) << "released with the memory";
+}
+
+}  // namespace
+}  // namespace elementtest
