@@ -39,8 +39,12 @@ bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
     GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": input %s, output %s (context %p)", st.submitted,
                    f.inDevice ? "on the device" : "on the host", f.outDevice ? "on the device" : "on the host",
                    static_cast<void*>(st.cudaContext.get()));
-    if (!gst_video_frame_map(&f.inFrame, &st.info, f.in, GstMapFlags(GST_MAP_READ | (f.inDevice ? kMapCuda : 0)))) {
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+    std::string inputProblem = inputLayoutProblem(st.info, f.in);
+    if (inputProblem.empty() &&
+        !gst_video_frame_map(&f.inFrame, &st.info, f.in, GstMapFlags(GST_MAP_READ | (f.inDevice ? kMapCuda : 0))))
+        inputProblem = "Could not map the input frame";
+    if (!inputProblem.empty()) {
+        GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", inputProblem.c_str()), (nullptr));
         return false;
     }
     if (!gst_video_frame_map(&f.outFrame, &st.outInfo, f.out,
@@ -312,21 +316,10 @@ GstFlowReturn submit_frame(GstCudaFilter* self, GstBuffer* inbuf) {
         gst_buffer_unref(inbuf);
         return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
     }
-    std::string inputProblem = inputLayoutProblem(st.info, inbuf);
-    if (inputProblem.empty() && !gst_video_frame_map(&frame.inFrame, &st.info, inbuf, GST_MAP_READ))
-        inputProblem = "Could not map the input frame";
-    if (!inputProblem.empty()) {
-        GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", inputProblem.c_str()), (nullptr));
+    if (!map_frame(self, st, frame)) {
         release_entry(frame);
         return GST_FLOW_ERROR;
     }
-    if (!gst_video_frame_map(&frame.outFrame, &st.outInfo, frame.out, GST_MAP_WRITE)) {
-        gst_video_frame_unmap(&frame.inFrame);
-        GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
-        release_entry(frame);
-        return GST_FLOW_ERROR;
-    }
-    frame.mapped = true;
     frame.slot = int(st.nextSlot++ % guint64(st.depth));
     frame.work = st.work;
     frame.index = st.submitted;
