@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
             }
             rows.push_back("        {Backend::Cpu, SampleType::" + std::string(type == SampleType::U8 ? "U8" : "U16") +
                            ", " + std::to_string(static_cast<long long>(w) * h) + ", " + std::to_string(crossover) +
-                           "},");
+                           ", " + std::to_string(crossover) + "},");
         }
     std::printf("\nMeasured crossover rows (smallest K from which the DFT stayed faster; 0 = never) for "
                 "fftCrossoverTable():\n");

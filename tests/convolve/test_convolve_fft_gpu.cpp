@@ -211,25 +211,31 @@ TEST(CudaFft, RetuneTakesValuesNotTaps) {
 #endif
 }
 
-// algorithm=auto follows the table at each frame size; algorithm=direct never takes the FFT, algorithm=fft always.
+// algorithm=auto follows the table at each frame size, against the compiled direct kernels (square K = 3 … 31) and
+// against the generic one (every other shape); algorithm=direct never takes the FFT, algorithm=fft always.
 TEST(CudaFft, AutoFollowsTheTable) {
     SKIP_WITHOUT_DEVICE();
-    const int k = fftCrossoverSize(Backend::Cuda, SampleType::U8, 1920, 1080);
-    ASSERT_GT(k, 1);
-    auto plan = [](int size, ConvolveAlgorithm algorithm) {
-        ConvolveDesc d = fftDesc({sharpenKernel(size, size, 1)}, Border::Reflect101, SampleType::U8);
+    const int generic = fftCrossoverSize(Backend::Cuda, SampleType::U8, 1920, 1080, true);
+    const int compiled = fftCrossoverSize(Backend::Cuda, SampleType::U8, 1920, 1080, false);
+    ASSERT_GT(generic, 1);
+    auto plan = [](int kw, int kh, ConvolveAlgorithm algorithm) {
+        ConvolveDesc d = fftDesc({sharpenKernel(kw, kh, 1)}, Border::Reflect101, SampleType::U8);
         d.algorithm = algorithm;
         return ConvolvePlan::make(d, SampleType::U8, 1);
     };
-    EXPECT_EQ(cudaPath(plan(k, ConvolveAlgorithm::Auto), 1920, 1080), "fft");
-    EXPECT_NE(cudaPath(plan(k - 1, ConvolveAlgorithm::Auto), 1920, 1080), "fft");
-    EXPECT_NE(cudaPath(plan(255, ConvolveAlgorithm::Direct), 1920, 1080), "fft");
-    EXPECT_EQ(cudaPath(plan(3, ConvolveAlgorithm::Fft), 64, 48), "fft");
-    if (fftCrossoverSize(Backend::Cuda, SampleType::U8, 64, 48) == 0) {
-        EXPECT_NE(cudaPath(plan(255, ConvolveAlgorithm::Auto), 64, 48), "fft");
+    EXPECT_EQ(cudaPath(plan(generic + 1, generic, ConvolveAlgorithm::Auto), 1920, 1080), "fft");
+    EXPECT_EQ(cudaPath(plan(generic, generic - 1, ConvolveAlgorithm::Auto), 1920, 1080), "generic");
+    for (int k : {3, 5, 7, 9, 15, 31})
+        EXPECT_EQ(cudaPath(plan(k, k, ConvolveAlgorithm::Auto), 1920, 1080),
+                  compiled > 0 && k >= compiled ? "fft" : "direct") << k;
+    EXPECT_NE(cudaPath(plan(255, 255, ConvolveAlgorithm::Direct), 1920, 1080), "fft");
+    EXPECT_EQ(cudaPath(plan(3, 3, ConvolveAlgorithm::Fft), 64, 48), "fft");
+    if (fftCrossoverSize(Backend::Cuda, SampleType::U8, 64, 48, true) == 0) {
+        EXPECT_NE(cudaPath(plan(255, 255, ConvolveAlgorithm::Auto), 64, 48), "fft");
     }
-    EXPECT_EQ(cudaPath(ConvolvePlan::make(presetDesc(Preset::Gaussian, 2 * k + 1), SampleType::U8, 1), 1920, 1080),
+    EXPECT_EQ(cudaPath(ConvolvePlan::make(presetDesc(Preset::Gaussian, 2 * generic + 1), SampleType::U8, 1), 1920, 1080),
               "separable");
-    // The sizes the direct path has no templated kernel for, and the 1080p bars, go through the FFT under auto.
-    for (int size : {63, 127, 255}) EXPECT_EQ(cudaPath(plan(size, ConvolveAlgorithm::Auto), 1920, 1080), "fft") << size;
+    // The 1080p bars' sizes go through the FFT under auto.
+    for (int size : {63, 127, 255})
+        EXPECT_EQ(cudaPath(plan(size, size, ConvolveAlgorithm::Auto), 1920, 1080), "fft") << size;
 }

@@ -629,6 +629,7 @@ ConvolveDesc valuesDesc(std::vector<Kernel2D> kernels, double divisor, double bi
     d.absolute = absolute;
     d.borderValue = borderValue;
     d.combine = Combine::Magnitude;
+    d.algorithm = ConvolveAlgorithm::Direct;  // the paths under test, whatever the FFT crossover
     return d;
 }
 #endif

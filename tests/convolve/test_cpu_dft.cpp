@@ -99,7 +99,8 @@ TEST(FftCrossover, AutoFollowsTheTable) {
     EXPECT_FALSE(fftChosen(Backend::Cpu, ConvolvePlan::make(identity, SampleType::U8, 1), 1920, 1080));
 }
 
-// Every backend and sample type has rows, in increasing frame sizes, the last covering any frame.
+// Every backend and sample type has rows, in increasing frame sizes, the last covering any frame; the CPU's two
+// crossovers are one (it has one direct path).
 TEST(FftCrossover, TableCoversEverySize) {
     for (Backend backend : {Backend::Cpu, Backend::Cuda})
         for (SampleType type : {SampleType::U8, SampleType::U16}) {
@@ -108,8 +109,13 @@ TEST(FftCrossover, TableCoversEverySize) {
             for (const FftCrossover& row : fftCrossoverTable()) {
                 if (row.backend != backend || row.type != type) continue;
                 EXPECT_GT(row.maxPixels, previous);
-                EXPECT_GE(row.kernelSize, 0);
-                EXPECT_LE(row.kernelSize, kMaxKernelSize + 1);
+                for (int k : {row.kernelSize, row.genericKernelSize}) {
+                    EXPECT_GE(k, 0);
+                    EXPECT_LE(k, kMaxKernelSize + 1);
+                }
+                if (backend == Backend::Cpu) {
+                    EXPECT_EQ(row.kernelSize, row.genericKernelSize);
+                }
                 previous = row.maxPixels;
                 last = row.maxPixels == LLONG_MAX;
             }

@@ -11,9 +11,10 @@ constexpr long long kAny = LLONG_MAX;
 }  // namespace
 
 // CUDA: a conservative model until `bench-convolve --fft` has been run on the GPU (replace these rows with the ones
-// it prints, which measure 640x480, 1080p and 4K). Below QVGA the five launches of the FFT path outweigh the work; above, the direct path has templated
-// kernels up to K = 31 (1080p GRAY8 K = 31: 88 µs on an H200) and the generic kernel beyond, estimated at several
-// times that from K = 41 on, while the FFT path is estimated at 40-80 µs at 1080p for any K.
+// it prints, which measure 640x480, 1080p and 4K). Below QVGA the five launches of the FFT path outweigh the work.
+// Above it, the FFT path is estimated at 40-80 µs at 1080p for any K; the compiled direct kernels are kept (K = 31, the
+// largest, takes 88 µs at 1080p GRAY8 on an H200: too close to the estimate to leave), and the generic kernel, which
+// pays a border lookup and a global load per tap, gives way from K = 21 (441 taps, several times the estimate).
 //
 // CPU: measured with `bench-convolve-cpu --runs 5` (OpenCV backend, 1080p, random full-rank kernels) on the
 // development machine (2 cores, shared), 2026-11-24: direct / DFT ms, u8: K = 15 34.8 / 41.5, K = 21 51.7 / 44.0,
@@ -22,24 +23,25 @@ constexpr long long kAny = LLONG_MAX;
 // every size.
 const std::vector<FftCrossover>& fftCrossoverTable() {
     static const std::vector<FftCrossover> table = {
-        {Backend::Cuda, SampleType::U8, kQvga, 0},
-        {Backend::Cuda, SampleType::U8, kAny, 41},
-        {Backend::Cuda, SampleType::U16, kQvga, 0},
-        {Backend::Cuda, SampleType::U16, kAny, 41},
-        {Backend::Cpu, SampleType::U8, kAny, 31},
-        {Backend::Cpu, SampleType::U16, kAny, 31},
+        {Backend::Cuda, SampleType::U8, kQvga, 0, 0},
+        {Backend::Cuda, SampleType::U8, kAny, 0, 21},
+        {Backend::Cuda, SampleType::U16, kQvga, 0, 0},
+        {Backend::Cuda, SampleType::U16, kAny, 0, 21},
+        {Backend::Cpu, SampleType::U8, kAny, 31, 31},
+        {Backend::Cpu, SampleType::U16, kAny, 31, 31},
     };
     return table;
 }
 
-int fftCrossoverSize(Backend backend, SampleType type, int width, int height) {
+int fftCrossoverSize(Backend backend, SampleType type, int width, int height, bool genericDirect) {
     const long long pixels = static_cast<long long>(width) * height;
     for (const FftCrossover& row : fftCrossoverTable())
-        if (row.backend == backend && row.type == type && pixels <= row.maxPixels) return row.kernelSize;
+        if (row.backend == backend && row.type == type && pixels <= row.maxPixels)
+            return genericDirect ? row.genericKernelSize : row.kernelSize;
     return 0;
 }
 
-bool fftChosen(Backend backend, const ConvolvePlan& plan, int width, int height) {
+bool fftChosen(Backend backend, const ConvolvePlan& plan, int width, int height, bool genericDirect) {
     if (backend == Backend::Reference || plan.isIdentity()) return false;
     switch (plan.algorithm) {
     case ConvolveAlgorithm::Direct: return false;
@@ -47,7 +49,7 @@ bool fftChosen(Backend backend, const ConvolvePlan& plan, int width, int height)
     case ConvolveAlgorithm::Auto: break;
     }
     if (plan.separable) return false;
-    const int k = fftCrossoverSize(backend, plan.type, width, height);
+    const int k = fftCrossoverSize(backend, plan.type, width, height, genericDirect);
     return k > 0 && plan.kernelWidth * plan.kernelHeight >= k * k;
 }
 

@@ -81,8 +81,9 @@ Path choosePath(const ConvolvePlan& plan) {
 // tables hold, and cuFFT loaded. algorithm=fft without cuFFT is an error (prepare() throws it); algorithm=auto
 // without cuFFT sums directly.
 bool fftPath(const ConvolvePlan& plan, int width, int height) {
-    return choosePath(plan) != Path::Copy && fftChosen(Backend::Cuda, plan, width, height) && fftSupports(plan) &&
-           cufftLibrary() != nullptr;
+    const Path direct = choosePath(plan);
+    return direct != Path::Copy && fftChosen(Backend::Cuda, plan, width, height, direct == Path::Generic) &&
+           fftSupports(plan) && cufftLibrary() != nullptr;
 }
 
 // Everything of a CudaConvolver runs on the device that was current when it was made, whatever thread calls it:
