@@ -42,31 +42,24 @@ gboolean cuda_memory_context_query(GstElement* element, GstQuery* query, GstCuda
     return gst_cuda_handle_context_query(element, query, context);
 }
 
-namespace {
-
-// Asks the neighbours for their CUDA context: the peers of both pads, then the application through NEED_CONTEXT.
-// An answer arrives through GstElement::set_context.
-void ask_neighbours(GstElement* element, GstCudaContext** offered) {
+void cuda_memory_ask_neighbours(GstElement* element) {
     GstQuery* query = gst_query_new_context(GST_CUDA_CONTEXT_TYPE);
-    for (GList* l = element->pads; l && !*offered; l = l->next) {
+    bool answered = false;
+    for (GList* l = element->pads; l && !answered; l = l->next) {
         if (!gst_pad_peer_query(GST_PAD(l->data), query)) continue;
         GstContext* context = nullptr;
         gst_query_parse_context(query, &context);
-        if (context) gst_element_set_context(element, context);
+        if (context) {
+            gst_element_set_context(element, context);
+            answered = true;
+        }
     }
     gst_query_unref(query);
-    if (!*offered)
+    if (!answered)
         gst_element_post_message(element, gst_message_new_need_context(GST_OBJECT(element), GST_CUDA_CONTEXT_TYPE));
 }
 
-}  // namespace
-
-GstCudaContext* cuda_memory_acquire_context(GstElement* element, int device, GstCudaContext** offered) {
-    if (!*offered) ask_neighbours(element, offered);
-    if (*offered) {
-        GST_INFO_OBJECT(element, "working in the shared CUDA context %" GST_PTR_FORMAT, *offered);
-        return static_cast<GstCudaContext*>(gst_object_ref(*offered));
-    }
+GstCudaContext* cuda_memory_primary_context(GstElement* element, int device) {
     const int ordinal = device < 0 ? 0 : device;
     void* primary = driver::primaryContext(ordinal);
     GstCudaContext* context = gst_cuda_context_new_wrapped(static_cast<CUcontext>(primary),
@@ -75,7 +68,6 @@ GstCudaContext* cuda_memory_acquire_context(GstElement* element, int device, Gst
         throw cudafilters::CudaError("gst_cuda_context_new_wrapped", 0, "GstCudaContext",
                                      "could not wrap the primary context of device " + std::to_string(ordinal));
     GST_INFO_OBJECT(element, "offering the primary context of device %d to the neighbours", ordinal);
-    *offered = static_cast<GstCudaContext*>(gst_object_ref(context));
     gst_element_post_message(element,
                              gst_message_new_have_context(GST_OBJECT(element), gst_context_new_cuda_context(context)));
     return context;

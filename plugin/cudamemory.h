@@ -32,11 +32,13 @@ void cuda_memory_set_context(GstElement* element, GstContext* context, int devic
 // Answers a neighbour's CONTEXT query with `context` (may be null: not answered).
 gboolean cuda_memory_context_query(GstElement* element, GstQuery* query, GstCudaContext* context);
 
-// The context the element works in (transfer full): `offered` when set; else a neighbour's, asked for through the
-// CONTEXT query and the NEED_CONTEXT message (answers arrive through set_context into `*offered`); else a new one
-// wrapping the primary context of `device` (-1: device 0), which is announced with HAVE_CONTEXT so that the
-// neighbours share it. Throws cudafilters::CudaError when the device cannot be used.
-GstCudaContext* cuda_memory_acquire_context(GstElement* element, int device, GstCudaContext** offered);
+// Asks the neighbours for their CUDA context: the peers of both pads (CONTEXT query), then the application and the
+// bin (NEED_CONTEXT). An answer arrives through the element's set_context.
+void cuda_memory_ask_neighbours(GstElement* element);
+
+// A new context wrapping the primary context of `device` (-1: device 0), announced with HAVE_CONTEXT so that the
+// neighbours share it (transfer full). Throws cudafilters::CudaError when the device cannot be used.
+GstCudaContext* cuda_memory_primary_context(GstElement* element, int device);
 
 // The context's CUcontext and device ordinal.
 void* cuda_context_handle(GstCudaContext* context);

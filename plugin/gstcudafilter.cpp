@@ -198,17 +198,27 @@ static void use_cuda_context(GstCudaFilter* self, int deviceId, StreamState& st)
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
     if (!cuda_memory_available()) return;
     FilterPrivate* p = priv_of(self);
-    GstCudaContext* offered = nullptr;
-    GST_OBJECT_LOCK(self);
-    if (p->sharedContext && deviceId >= 0 && cuda_context_device(p->sharedContext) != deviceId)
-        gst_clear_object(&p->sharedContext);  // cuda-device-id changed since it was shared
-    offered = p->sharedContext ? static_cast<GstCudaContext*>(gst_object_ref(p->sharedContext)) : nullptr;
-    GST_OBJECT_UNLOCK(self);
-    GstCudaContext* context = cuda_memory_acquire_context(GST_ELEMENT(self), deviceId, &offered);
-    GST_OBJECT_LOCK(self);
-    if (!p->sharedContext) std::swap(p->sharedContext, offered);
-    GST_OBJECT_UNLOCK(self);
-    if (offered) gst_object_unref(offered);
+    auto shared = [&]() -> GstCudaContext* {  // transfer full
+        GST_OBJECT_LOCK(self);
+        if (p->sharedContext && deviceId >= 0 && cuda_context_device(p->sharedContext) != deviceId)
+            gst_clear_object(&p->sharedContext);  // cuda-device-id changed since it was shared
+        GstCudaContext* context = p->sharedContext ? static_cast<GstCudaContext*>(gst_object_ref(p->sharedContext)) : nullptr;
+        GST_OBJECT_UNLOCK(self);
+        return context;
+    };
+    GstCudaContext* context = shared();
+    if (!context) {
+        cuda_memory_ask_neighbours(GST_ELEMENT(self));  // an answer lands in sharedContext through set_context
+        context = shared();
+    }
+    if (context) {
+        GST_INFO_OBJECT(self, "working in the shared CUDA context %" GST_PTR_FORMAT, context);
+    } else {
+        context = cuda_memory_primary_context(GST_ELEMENT(self), deviceId);
+        GST_OBJECT_LOCK(self);
+        if (!p->sharedContext) p->sharedContext = static_cast<GstCudaContext*>(gst_object_ref(context));
+        GST_OBJECT_UNLOCK(self);
+    }
     st.cudaContext = std::shared_ptr<GstCudaContext>(context, [](GstCudaContext* c) { gst_object_unref(c); });
     st.cuContext = cuda_context_handle(context);
     st.device = cuda_context_device(context);
