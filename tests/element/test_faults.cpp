@@ -434,3 +434,44 @@ TEST(LiveChangeFault, FallbackWhileTheCurrentSettingsAreInvalidUsesTheLastValidO
     gst_harness_teardown(h);
     gst_object_unref(bus);
 }
+
+namespace elementtest {
+namespace {
+
+// A CUDA failure while the frames are in CUDA memory (output to a downstream that takes it): backend=auto redoes the
+// frames in flight on the CPU through host mappings of the same CUDA memory, and none is lost or wrong.
+TEST(CudaMemoryFault, FallbackWithFramesInCudaMemoryKeepsEveryFrame) {
+    if (!cudaRequested() || cudaDeviceCount() == 0) GTEST_SKIP() << "needs CUDAFILTERS_TEST_BACKEND=cuda and a device";
+    for (const char* call : {"launch", "download", "sync"}) {
+        SCOPED_TRACE(call);
+        const GstVideoInfo info = videoInfo("NV12", 322, 180);
+        ScopedFault fault(std::string(call) + "@3");
+        GstBus* bus = gst_bus_new();
+        GstHarness* h = makeHarness("cudaconvolve", props("cudaconvolve", "auto"), 3, bus);
+        gst_harness_set_src_caps_str(h, capsString("NV12", 322, 180).c_str());
+        gst_harness_set_sink_caps_str(h, "video/x-raw(memory:CUDAMemory),format=NV12,width=322,height=180");
+        std::vector<GstBuffer*> inputs, outputs;
+        for (int i = 0; i < 8; ++i) {
+            inputs.push_back(randomFrame(info, std::uint32_t(40 + i), GstClockTime(i) * kFrame));
+            ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(inputs.back())), GST_FLOW_OK) << "frame " << i;
+            while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
+        }
+        outputs = finish(h, outputs);
+        ASSERT_EQ(outputs.size(), inputs.size());
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            EXPECT_EQ(GST_BUFFER_PTS(outputs[i]), GstClockTime(i) * kFrame);
+            EXPECT_TRUE(gst_memory_is_type(gst_buffer_peek_memory(outputs[i], 0), "gst.cuda.memory")) << "frame " << i;
+            EXPECT_EQ(difference(outputs[i], info, expected("cudaconvolve", inputs[i], info)), 0) << "frame " << i;
+        }
+        std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
+        EXPECT_TRUE(errors.empty()) << allText(errors);
+        unrefMessages(errors);
+        unrefAll(inputs);
+        unrefAll(outputs);
+        gst_harness_teardown(h);
+        gst_object_unref(bus);
+    }
+}
+
+}  // namespace
+}  // namespace elementtest
