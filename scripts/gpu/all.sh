@@ -52,7 +52,7 @@ if step convolve; then
 fi
 if step sanitize; then
     cs="compute-sanitizer --error-exitcode 9"
-    el_filter='CudaMemory.*:HostRegistration.*:Depths/*:Allocation.*:Backend.*:HistEq.*:LiveChangeFault.*:SerializedEvents.KeepTheirPlace*:Drain.*:HistEqLive.*:ConvolveLive.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
+    el_filter='CudaMemory.*:CudaMemoryFault.*:HostRegistration.*:Depths/*:Allocation.*:Backend.*:HistEq.*:LiveChangeFault.*:SerializedEvents.KeepTheirPlace*:Drain.*:HistEqLive.*:ConvolveLive.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
     CUDAFILTERS_TEST_BACKEND=cuda timeout 150 $run_test $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
         --gtest_filter="$el_filter" >"$out/san-element-memcheck.log" 2>&1
     summary+=("memcheck element: $(sanitizer_line $? "$out/san-element-memcheck.log")")
