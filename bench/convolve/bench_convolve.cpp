@@ -342,7 +342,7 @@ bool runFft(const Options& opt, cudaStream_t s) {
     std::vector<std::string> rows;
     bool autoOk = true;
     for (SampleType type : {SampleType::U8, SampleType::U16})
-        for (auto [w, h] : {std::pair{640, 480}, {1920, 1080}, {3840, 2160}}) {
+        for (auto [w, h] : {std::pair{160, 120}, {640, 480}, {1920, 1080}, {3840, 2160}}) {
             std::vector<std::vector<std::uint8_t>> hosts;
             std::vector<Plane> in = randomFrames(quick.frames, w, h, 1, hosts, type);
             Plane out = makePlane(w, h, 1, type);

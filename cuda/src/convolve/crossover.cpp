@@ -6,15 +6,17 @@
 namespace cudafilters {
 
 namespace {
+constexpr long long kQqvga = 160LL * 120;
 constexpr long long kQvga = 320LL * 240;
 constexpr long long kAny = LLONG_MAX;
 }  // namespace
 
 // CUDA: a conservative model until `bench-convolve --fft` has been run on the GPU (replace these rows with the ones
-// it prints, which measure 640x480, 1080p and 4K). Below QVGA the five launches of the FFT path outweigh the work.
-// Above it, the FFT path is estimated at 40-80 µs at 1080p for any K; the compiled direct kernels are kept (K = 31, the
-// largest, takes 88 µs at 1080p GRAY8 on an H200: too close to the estimate to leave), and the generic kernel, which
-// pays a border lookup and a global load per tap, gives way from K = 21 (441 taps, several times the estimate).
+// it prints, which measure 160x120, 640x480, 1080p and 4K). The FFT path is estimated at 40-80 µs at 1080p for any K
+// and at 15-25 µs on small frames (five launches). The compiled direct kernels are kept (K = 31, the largest, takes
+// 88 µs at 1080p GRAY8 on an H200: too close to the estimate to leave). The generic kernel pays a border lookup and a
+// global load per tap, an estimated 3-6 taps per ns: it gives way where that makes several times the FFT's estimate,
+// from 441 taps (K = 21) a sample at 1080p, 63² on frames up to QVGA, 127² up to 160x120.
 //
 // CPU: measured with `bench-convolve-cpu --runs 5` (OpenCV backend, 1080p, random full-rank kernels) on the
 // development machine (2 cores, shared), 2026-11-24: direct / DFT ms, u8: K = 15 34.8 / 41.5, K = 21 51.7 / 44.0,
@@ -23,9 +25,11 @@ constexpr long long kAny = LLONG_MAX;
 // every size.
 const std::vector<FftCrossover>& fftCrossoverTable() {
     static const std::vector<FftCrossover> table = {
-        {Backend::Cuda, SampleType::U8, kQvga, 0, 0},
+        {Backend::Cuda, SampleType::U8, kQqvga, 0, 127},
+        {Backend::Cuda, SampleType::U8, kQvga, 0, 63},
         {Backend::Cuda, SampleType::U8, kAny, 0, 21},
-        {Backend::Cuda, SampleType::U16, kQvga, 0, 0},
+        {Backend::Cuda, SampleType::U16, kQqvga, 0, 127},
+        {Backend::Cuda, SampleType::U16, kQvga, 0, 63},
         {Backend::Cuda, SampleType::U16, kAny, 0, 21},
         {Backend::Cpu, SampleType::U8, kAny, 31, 31},
         {Backend::Cpu, SampleType::U16, kAny, 31, 31},
