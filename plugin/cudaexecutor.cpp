@@ -205,7 +205,7 @@ public:
         if (slot.outStaged) {
             const std::vector<ImageView> staged = stagedViews(slot.stagingOut, out_);
             const std::vector<ImageView> out = frameViews(out_.planes, frame.outFrame);
-            for (std::size_t p = 0; p < out_.planes.size(); ++p) copyPlane(staged[p], out[p]);
+            for (std::size_t p = 0; p < out_.planes.size(); ++p) copyPlaneParallel(staged[p], out[p]);
         }
     }
 
@@ -239,7 +239,7 @@ private:
                                         const std::vector<ImageView>& host, bool copyRows) {
         std::vector<ImageView> staged = stagedViews(area, side);
         if (copyRows)
-            for (std::size_t p = 0; p < side.planes.size(); ++p) copyPlane(host[p], staged[p]);
+            for (std::size_t p = 0; p < side.planes.size(); ++p) copyPlaneParallel(host[p], staged[p]);
         return staged;
     }
 

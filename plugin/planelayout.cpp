@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "planelayout.h"
 
+#include <algorithm>
+#include <thread>
+
 #include <cstring>
 
 namespace gstcudafilters {
@@ -76,6 +79,29 @@ void copyPlane(const ImageView& src, const ImageView& dst) {
         return;
     }
     for (int y = 0; y < src.height; ++y) std::memcpy(dst.row<std::uint8_t>(y), src.row<const std::uint8_t>(y), bytes);
+}
+
+void copyPlaneParallel(const ImageView& src, const ImageView& dst) {
+    constexpr std::size_t kBytesPerThread = std::size_t(4) << 20;  // below this a thread costs more than it saves
+    const std::size_t total = src.rowBytes() * std::size_t(src.height);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const int threads = int(std::min<std::size_t>({total / kBytesPerThread, cores / 2, 4}));
+    if (threads < 2 || src.data == dst.data) {
+        copyPlane(src, dst);
+        return;
+    }
+    auto band = [&](int k) {  // rows [k·h/n, (k+1)·h/n)
+        const int y0 = int(std::int64_t(src.height) * k / threads), y1 = int(std::int64_t(src.height) * (k + 1) / threads);
+        ImageView s = src, d = dst;
+        s.data = const_cast<void*>(static_cast<const void*>(src.row<const std::uint8_t>(y0)));
+        d.data = dst.row<std::uint8_t>(y0);
+        s.height = d.height = y1 - y0;
+        copyPlane(s, d);
+    };
+    std::vector<std::thread> helpers;
+    for (int k = 1; k < threads; ++k) helpers.emplace_back(band, k);
+    band(0);
+    for (std::thread& t : helpers) t.join();
 }
 
 }  // namespace gstcudafilters

@@ -44,5 +44,8 @@ std::vector<ImageView> bufferViews(const std::vector<PlaneLayout>& planes, void*
 
 // Copies the rows of one plane between two host views (padding untouched).
 void copyPlane(const ImageView& src, const ImageView& dst);
+// The same in row bands on up to 4 threads for planes of several MB (one thread copies ~10 GB/s, four ~26 GB/s on
+// the GPU host): the copy of a pageable frame that is not registered, on the streaming thread.
+void copyPlaneParallel(const ImageView& src, const ImageView& dst);
 
 }  // namespace gstcudafilters

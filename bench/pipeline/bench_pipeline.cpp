@@ -51,8 +51,9 @@ struct Ring {
     std::vector<GstMemory*> memories;
     guint64 pushed = 0;
     GstClockTime duration = GST_SECOND / 30;
+    bool freshMemory = false;  // a new GstMemory around the same frame each time: never seen twice, so copied
 
-    explicit Ring(std::size_t bytes) {
+    explicit Ring(std::size_t bytes, bool fresh = false) : freshMemory(fresh) {
         std::mt19937 rng(7);
         for (int i = 0; i < 4; ++i) {
             void* data = std::malloc(bytes);
@@ -69,7 +70,11 @@ struct Ring {
     static void needData(GstAppSrc* src, guint, gpointer user) {
         auto* ring = static_cast<Ring*>(user);
         GstBuffer* buffer = gst_buffer_new();
-        gst_buffer_append_memory(buffer, gst_memory_ref(ring->memories[ring->pushed % ring->memories.size()]));
+        const std::size_t k = ring->pushed % ring->memories.size();
+        GstMemory* mem = ring->memories[k];
+        gst_buffer_append_memory(buffer, ring->freshMemory ? gst_memory_new_wrapped(GstMemoryFlags(0), ring->frames[k], mem->size,
+                                                                                    0, mem->size, nullptr, nullptr)
+                                                           : gst_memory_ref(mem));
         GST_BUFFER_PTS(buffer) = ring->pushed * ring->duration;
         GST_BUFFER_DURATION(buffer) = ring->duration;
         ++ring->pushed;
@@ -257,6 +262,7 @@ int main(int argc, char** argv) {
         std::printf("| %s | PCIe duplex bound (pinned) | H2D ‖ D2H on two streams | %.0f | - | 100 | - | - |\n", f.name,
                     duplex);
         Ring ring(f.frameBytes);
+        Ring freshRing(f.frameBytes, true);
         const std::string caps = std::string(" ! ") + f.caps;
         const std::string testsrc = "videotestsrc" + caps;
         const std::string freeze = "videotestsrc num-buffers=1" + caps + " ! imagefreeze";
@@ -268,6 +274,7 @@ int main(int argc, char** argv) {
         struct Row {
             std::string key, label, launch, baseline;
             double bound;
+            bool fresh = false;
         };
         std::vector<Row> rows = {
             {"a-identity", "(a) videotestsrc ! identity", testsrc + " ! identity" + sink, "", 0},
@@ -277,6 +284,7 @@ int main(int argc, char** argv) {
             {"b-ring-filter", "(b) appsrc ring ! element", appsrc + " ! " + filter + sink, "b-ring-identity", duplex},
             {"b-ring-filter-d1", "(b) … depth 1", appsrc + " ! " + filter + " pipeline-depth=1" + sink, "b-ring-identity", duplex},
             {"b-ring-filter-d3", "(b) … depth 3", appsrc + " ! " + filter + " pipeline-depth=3" + sink, "b-ring-identity", duplex},
+            {"b-fresh-filter", "(b) appsrc, new GstMemory per frame (copied on 4 threads, not registered)", appsrc + " ! " + filter + sink, "b-ring-identity", duplex, true},
             {"b-freeze-identity", "(b) imagefreeze ! identity", freeze + " ! identity" + sink, "", 0},
             {"b-freeze-filter", "(b) imagefreeze ! element", freeze + " ! " + filter + sink, "b-freeze-identity", duplex},
             {"b-freeze-filter-d1", "(b) … depth 1", freeze + " ! " + filter + " pipeline-depth=1" + sink, "b-freeze-identity", duplex},
@@ -308,7 +316,8 @@ int main(int argc, char** argv) {
         for (const Row& row : rows) {
             const std::string key = std::string(f.name) + "/" + row.key;
             if (!only.empty() && key.find(only) == std::string::npos) continue;
-            const Outcome o = interleaved.count(row.key) ? interleaved[row.key] : measure(row.launch, &ring, warmup, budget);
+            const Outcome o = interleaved.count(row.key) ? interleaved[row.key]
+                                                         : measure(row.launch, row.fresh ? &freshRing : &ring, warmup, budget);
             fps[key] = o.fps;
             std::string vs = "-";
             if (!row.baseline.empty() && fps.count(std::string(f.name) + "/" + row.baseline) &&
