@@ -96,9 +96,9 @@ inline std::vector<FftCase> fftCases() {
         const double half = type == SampleType::U8 ? 128 : 32768;
         for (Border b : borders) {
             const std::string bn = fftBorderName(b);
-            out.push_back({t + "_random_257x131_disk31_" + bn, 257, 131, 1, type, Content::Random,
+            out.push_back({t + "_random_161x97_disk31_" + bn, 161, 97, 1, type, Content::Random,
                            fftDesc({diskKernel(31, 1)}, b, type)});
-            out.push_back({t + "_gradient_203x121_disk63_" + bn, 203, 121, 1, type, Content::Gradient,
+            out.push_back({t + "_gradient_97x67_disk63_" + bn, 97, 67, 1, type, Content::Gradient,
                            fftDesc({diskKernel(63, 2)}, b, type)});
             out.push_back({t + "_gradient_160x97_sharpen40x24_" + bn, 160, 97, 1, type, Content::Gradient,
                            fftDesc({sharpenKernel(40, 24, 3)}, b, type)});
@@ -138,7 +138,7 @@ inline std::vector<FftCase> fftCases() {
         ConvolveDesc sep = presetDesc(Preset::Gaussian, 45, 9.0);
         sep.algorithm = ConvolveAlgorithm::Fft;
         sep.border = Border::Reflect;
-        out.push_back({t + "_gaussian45_gradient_200x150", 200, 150, 1, type, Content::Gradient, sep});
+        out.push_back({t + "_gaussian45_gradient_120x90", 120, 90, 1, type, Content::Gradient, sep});
     }
     for (auto& c : out)
         for (char& ch : c.name)
