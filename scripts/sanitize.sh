@@ -15,7 +15,9 @@ ninja -C "$build" tests/convolve/convolve-tests tests/histeq/histeq-tests tests/
 results="$PWD/$build/tests/results"
 rm -rf "$results" && mkdir -p "$results"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-export GST_PLUGIN_PATH="$PWD/$build/plugin/test-seam" GST_REGISTRY="$PWD/$build/registry.bin"
+# Only the plugin under test, as meson's test environment has it: a registry of every system plugin makes GLib create
+# more than 2048 quarks, and GLib then leaks its first quark block on purpose (16 KB, reported by LeakSanitizer).
+export GST_PLUGIN_PATH="$PWD/$build/plugin/test-seam" GST_REGISTRY="$PWD/$build/registry.bin" GST_PLUGIN_SYSTEM_PATH_1_0=
 # The plugin is ASan-instrumented: load it in the test process, not in the (uninstrumented) plugin scanner.
 export GST_REGISTRY_FORK=no
 # Building the registry the first time leaves one GLib allocation that is never freed (16 KB, inside GStreamer's
