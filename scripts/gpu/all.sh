@@ -91,6 +91,11 @@ if step pipeline; then
         filesrc location=gpu-carry/clip-1080p.h264 ! video/x-h264,stream-format=byte-stream ! h264parse ! nvh264dec ! cudaconvolve preset=gaussian size=5 ! \
         cudadownload ! fakesink >"$out/decode-debug.log" 2>&1
     summary+=("decode gst-launch: rc=$? $(grep -cE 'ERROR|not-linked' "$out/decode-debug.log") error lines")
+    # The 2026-11-23 pipeline: MP4 through qtdemux (no filter), as the issue ran it.
+    GST_DEBUG=nvh264dec:4,qtdemux:3,h264parse:3 timeout 30 $run_prod gst-launch-1.0 \
+        filesrc location=gpu-carry/clip-1080p.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudadownload ! fakesink \
+        >"$out/decode-mp4.log" 2>&1
+    summary+=("decode mp4 (qtdemux ! h264parse ! nvh264dec ! cudadownload): rc=$? $(grep -E 'ERROR|not-linked|Execution ended' "$out/decode-mp4.log" | head -3 | paste -sd' ' | cut -c1-300)")
     # What happens per frame in CUDA memory (function-level counts of the debug log over 60 frames).
     GST_DEBUG_NO_COLOR=1 GST_DEBUG=cudafilter:6,cudaallocator:6,cudabufferpool:6,cudapoolallocator:6,bufferpool:5,GST_PERFORMANCE:5 \
         timeout 60 $run_prod gst-launch-1.0 videotestsrc num-buffers=60 ! video/x-raw,format=RGBA,width=3840,height=2160 ! \
