@@ -211,33 +211,36 @@ TEST(CudaFft, RetuneTakesValuesNotTaps) {
 #endif
 }
 
-// algorithm=auto follows the table at each frame size, against the compiled direct kernels (square K = 3 … 31) and
-// against the generic one (every other shape); algorithm=direct never takes the FFT, algorithm=fft always.
+// algorithm=auto follows the table at each frame size the bench measures (and 64x48) and both sample types, against
+// the compiled direct kernels (square K = 3 … 31) and against the generic one (every other shape: K × (K ± 1) here,
+// whatever K the table holds); algorithm=direct never takes the FFT, algorithm=fft always.
 TEST(CudaFft, AutoFollowsTheTable) {
     SKIP_WITHOUT_DEVICE();
-    const int generic = fftCrossoverSize(Backend::Cuda, SampleType::U8, 1920, 1080, true);
-    const int compiled = fftCrossoverSize(Backend::Cuda, SampleType::U8, 1920, 1080, false);
-    ASSERT_GT(generic, 1);
-    auto plan = [](int kw, int kh, ConvolveAlgorithm algorithm) {
-        ConvolveDesc d = fftDesc({sharpenKernel(kw, kh, 1)}, Border::Reflect101, SampleType::U8);
+    auto plan = [](int kw, int kh, ConvolveAlgorithm algorithm, SampleType type = SampleType::U8) {
+        ConvolveDesc d = fftDesc({sharpenKernel(kw, kh, 1)}, Border::Reflect101, type);
         d.algorithm = algorithm;
-        return ConvolvePlan::make(d, SampleType::U8, 1);
+        return ConvolvePlan::make(d, type, 1);
     };
-    // The table's generic crossovers are sizes without a compiled direct kernel (the bench measures 11, 13, 17, 21, …).
-    EXPECT_EQ(cudaPath(plan(generic, generic, ConvolveAlgorithm::Auto), 1920, 1080), "fft");
-    EXPECT_EQ(cudaPath(plan(generic, generic - 1, ConvolveAlgorithm::Auto), 1920, 1080), "generic");
-    for (int k : {3, 5, 7, 9, 15, 31})
-        EXPECT_EQ(cudaPath(plan(k, k, ConvolveAlgorithm::Auto), 1920, 1080),
-                  compiled > 0 && k >= compiled ? "fft" : "direct") << k;
+    for (SampleType type : {SampleType::U8, SampleType::U16})
+        for (auto [w, h] : {std::pair{64, 48}, {160, 120}, {640, 480}, {1920, 1080}, {3840, 2160}}) {
+            const std::string where = std::string(sampleTypeName(type)) + " " + std::to_string(w) + "x" +
+                                      std::to_string(h);
+            const int compiled = fftCrossoverSize(Backend::Cuda, type, w, h, false);
+            for (int k : {3, 5, 7, 9, 15, 31})
+                EXPECT_EQ(cudaPath(plan(k, k, ConvolveAlgorithm::Auto, type), w, h),
+                          compiled > 0 && k >= compiled ? "fft" : "direct") << where << " K = " << k;
+            const int generic = fftCrossoverSize(Backend::Cuda, type, w, h, true);
+            if (generic == 0) {
+                EXPECT_EQ(cudaPath(plan(255, 254, ConvolveAlgorithm::Auto, type), w, h), "generic") << where;
+                continue;
+            }
+            EXPECT_EQ(cudaPath(plan(generic, generic + 1, ConvolveAlgorithm::Auto, type), w, h), "fft") << where;
+            EXPECT_EQ(cudaPath(plan(generic, generic - 1, ConvolveAlgorithm::Auto, type), w, h), "generic") << where;
+        }
     EXPECT_NE(cudaPath(plan(255, 255, ConvolveAlgorithm::Direct), 1920, 1080), "fft");
     EXPECT_EQ(cudaPath(plan(3, 3, ConvolveAlgorithm::Fft), 64, 48), "fft");
-    const int small = fftCrossoverSize(Backend::Cuda, SampleType::U8, 64, 48, true);
-    if (small == 0) {
-        EXPECT_EQ(cudaPath(plan(255, 254, ConvolveAlgorithm::Auto), 64, 48), "generic");
-    } else {
-        EXPECT_EQ(cudaPath(plan(small, small, ConvolveAlgorithm::Auto), 64, 48), "fft");
-        EXPECT_EQ(cudaPath(plan(small, small - 1, ConvolveAlgorithm::Auto), 64, 48), "generic");
-    }
+    const int generic = fftCrossoverSize(Backend::Cuda, SampleType::U8, 1920, 1080, true);
+    ASSERT_GT(generic, 1);
     // Separable kernels keep their passes (or the generic kernel, for sizes without compiled passes).
     EXPECT_EQ(cudaPath(ConvolvePlan::make(presetDesc(Preset::Gaussian, 31), SampleType::U8, 1), 1920, 1080), "separable");
     EXPECT_NE(cudaPath(ConvolvePlan::make(presetDesc(Preset::Gaussian, 2 * generic + 1), SampleType::U8, 1), 1920, 1080),

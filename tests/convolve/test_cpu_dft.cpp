@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <string>
 
 using namespace cudafilters;
 using namespace cudafilters::test;
@@ -121,4 +122,50 @@ TEST(FftCrossover, TableCoversEverySize) {
             }
             EXPECT_TRUE(last) << backendName(backend) << " " << sampleTypeName(type);
         }
+}
+
+// The CUDA rows mean what convolve_crossover.hpp says, checked without a device: at the smallest frame past the row
+// before and at the row's largest, against the compiled direct kernels and against the generic one, kernels of at
+// least the row's area (K × K, K × (K + 1)) take the FFT, a kernel one row short of it (K × (K − 1)) sums directly, and
+// 0 never takes the FFT; separable kernels never do under auto.
+TEST(FftCrossover, CudaRowsPerDirectPath) {
+    auto plan = [](int kw, int kh, SampleType type) {
+        ConvolveDesc d = fftDesc({sharpenKernel(kw, kh, 1)}, Border::Reflect101, type);
+        d.algorithm = ConvolveAlgorithm::Auto;
+        return ConvolvePlan::make(d, type, 1);
+    };
+    for (SampleType type : {SampleType::U8, SampleType::U16}) {
+        const ConvolvePlan largest = plan(kMaxKernelSize, kMaxKernelSize, type);
+        long long previous = 0;
+        for (const FftCrossover& row : fftCrossoverTable()) {
+            if (row.backend != Backend::Cuda || row.type != type) continue;
+            const long long last = row.maxPixels == LLONG_MAX ? 7680LL * 4320 : row.maxPixels;
+            for (long long pixels : {previous + 1, last}) {
+                const int w = int(pixels), h = 1;  // the table reads the area only
+                for (bool generic : {false, true}) {
+                    const int k = generic ? row.genericKernelSize : row.kernelSize;
+                    const std::string where = std::string(sampleTypeName(type)) + " " + std::to_string(pixels) +
+                                              " px, " + (generic ? "generic" : "compiled") + ", K = " + std::to_string(k);
+                    EXPECT_EQ(fftCrossoverSize(Backend::Cuda, type, w, h, generic), k) << where;
+                    if (k == 0) {
+                        EXPECT_FALSE(fftChosen(Backend::Cuda, largest, w, h, generic)) << where;
+                        continue;
+                    }
+                    EXPECT_TRUE(fftChosen(Backend::Cuda, plan(k, k, type), w, h, generic)) << where;
+                    if (k < kMaxKernelSize) {
+                        EXPECT_TRUE(fftChosen(Backend::Cuda, plan(k, k + 1, type), w, h, generic)) << where;
+                    }
+                    EXPECT_FALSE(fftChosen(Backend::Cuda, plan(k, k - 1, type), w, h, generic)) << where;
+                }
+            }
+            previous = row.maxPixels;
+        }
+        ConvolveDesc gaussian = presetDesc(Preset::Gaussian, 63);
+        EXPECT_FALSE(fftChosen(Backend::Cuda, ConvolvePlan::make(gaussian, type, 1), 1920, 1080, true));
+    }
+    // The FFT bars' sizes (1080p GRAY8 K = 63, 127, 255; 4K RGBA K = 63) have no compiled direct kernel: they take
+    // the FFT under auto.
+    for (int k : {63, 127, 255})
+        EXPECT_TRUE(fftChosen(Backend::Cuda, plan(k, k, SampleType::U8), 1920, 1080, true)) << k;
+    EXPECT_TRUE(fftChosen(Backend::Cuda, plan(63, 63, SampleType::U8), 3840, 2160, true));
 }

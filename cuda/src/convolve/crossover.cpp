@@ -7,16 +7,21 @@ namespace cudafilters {
 
 namespace {
 constexpr long long kQqvga = 160LL * 120;
-constexpr long long kQvga = 320LL * 240;
+constexpr long long kVga = 640LL * 480;
+constexpr long long k1080p = 1920LL * 1080;
 constexpr long long kAny = LLONG_MAX;
 }  // namespace
 
-// CUDA: a conservative model until `bench-convolve --fft` has been run on the GPU (replace these rows with the ones
-// it prints, which measure 160x120, 640x480, 1080p and 4K). The FFT path is estimated at 40-80 µs at 1080p for any K
-// and at 15-25 µs on small frames (five launches). The compiled direct kernels are kept (K = 31, the largest, takes
-// 88 µs at 1080p GRAY8 on an H200: too close to the estimate to leave). The generic kernel pays a border lookup and a
-// global load per tap, an estimated 3-6 taps per ns: it gives way where that makes several times the FFT's estimate,
-// from 441 taps (K = 21) a sample at 1080p, 63² on frames up to QVGA, 127² up to 160x120.
+// CUDA: measured on an NVIDIA H200 (driver 580.159.04, CUDA 13.0) on 2026-11-24 with
+// `build-bench/bench-convolve --fft --runs 30 --frames 4` (built by scripts/gpu/build-bench.sh on the GPU host; raw
+// output in docs/raw/2026-11-24-h200-bench-convolve-fft.md): 1 channel, random full-rank kernels, median of 9, at
+// 160x120, 640x480, 1080p and 4K; each row holds up to the size measured, the 4K row for any larger frame. A crossover
+// is the smallest K measured from which the FFT stayed faster. The FFT takes 26-35 µs at 160x120, 35-57 µs at
+// 640x480, 79-124 µs at 1080p and 295-363 µs at 4K, at any K. Compiled direct kernels (K = 9, 15, 31 measured): only
+// K = 31 ever loses, on frames up to 640x480 (160x120: 67 vs 28 µs) and at 1080p u8 (89.7 vs 87.5 µs; u16 a tie,
+// 88.9 µs each, so direct); at 4K direct K = 31 wins (u8 317 vs 355 µs, u16 317 vs 359 µs). The generic kernel
+// (K = 11, 13, 17, …, 255 measured) loses from K = 11 on frames from 640x480 up (1080p: 298 vs 88 µs) and from
+// K = 13 at 160x120 (29.3 vs 27.8 µs). Below K = 11 the generic kernel was not measured.
 //
 // CPU: measured with `bench-convolve-cpu --runs 5` (OpenCV backend, 1080p, random full-rank kernels) on the
 // development machine (2 cores, shared), 2026-11-24: direct / DFT ms, u8: K = 15 34.8 / 41.5, K = 21 51.7 / 44.0,
@@ -25,12 +30,14 @@ constexpr long long kAny = LLONG_MAX;
 // every size.
 const std::vector<FftCrossover>& fftCrossoverTable() {
     static const std::vector<FftCrossover> table = {
-        {Backend::Cuda, SampleType::U8, kQqvga, 0, 127},
-        {Backend::Cuda, SampleType::U8, kQvga, 0, 63},
-        {Backend::Cuda, SampleType::U8, kAny, 0, 21},
-        {Backend::Cuda, SampleType::U16, kQqvga, 0, 127},
-        {Backend::Cuda, SampleType::U16, kQvga, 0, 63},
-        {Backend::Cuda, SampleType::U16, kAny, 0, 21},
+        {Backend::Cuda, SampleType::U8, kQqvga, 31, 13},
+        {Backend::Cuda, SampleType::U8, kVga, 31, 11},
+        {Backend::Cuda, SampleType::U8, k1080p, 31, 11},
+        {Backend::Cuda, SampleType::U8, kAny, 0, 11},
+        {Backend::Cuda, SampleType::U16, kQqvga, 31, 13},
+        {Backend::Cuda, SampleType::U16, kVga, 31, 11},
+        {Backend::Cuda, SampleType::U16, k1080p, 0, 11},
+        {Backend::Cuda, SampleType::U16, kAny, 0, 11},
         {Backend::Cpu, SampleType::U8, kAny, 31, 31},
         {Backend::Cpu, SampleType::U16, kAny, 31, 31},
     };
