@@ -8,9 +8,8 @@
 // direct summation has two costs, not one: compiled kernels for square K ∈ {3, 5, 7, 9, 15, 31} and a generic kernel
 // several times slower per tap for every other shape, so its rows hold a crossover for each.
 //
-// The CUDA rows are to be replaced by figures measured on the GPU: `bench-convolve --fft` times both paths
-// per size, type and K and prints the rows to paste here. Until then they hold a conservative model (see
-// convolve_crossover.cpp). The CPU rows were measured (convolve_crossover.cpp says where and how).
+// Both sets of rows were measured (crossover.cpp says where and how): the CUDA rows on an H200 with
+// `bench-convolve --fft`, which times both paths per size, type and K and prints the rows to paste there.
 #include <cudafilters/backend.hpp>
 #include <cudafilters/convolve.hpp>
 
