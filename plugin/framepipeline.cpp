@@ -287,6 +287,10 @@ gboolean rebuild_work(GstCudaFilter* self, bool atNegotiation) {
         return TRUE;
     } catch (const CudaError& e) {
         return handle_cuda_failure(self, e);  // a fallback applies the settings on the CPU itself
+    } catch (const std::exception& e) {  // anything else from a library below: an error, never a crash
+        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Could not build the filter of %s: %s", GST_OBJECT_NAME(self), e.what()),
+                          (nullptr));
+        return FALSE;
     }
     apply_passthrough(self, atNegotiation);
     return TRUE;

@@ -36,6 +36,25 @@ INSTANTIATE_TEST_SUITE_P(Sweep, CpuDftVsReference, ::testing::ValuesIn(fftCases(
 // The DFT really runs: with taps 2 and 1 and divisor 4 a quarter of the results are exact ties (x.5), which direct
 // summation in float rounds to even every time, and the DFT's last-bit errors round either way; each result stays
 // within 1 of the reference.
+// algorithm=fft on frames OpenCV's DFT does not take (1x1, found by the element fuzzer: cv::dft threw through the
+// element and ended the process) gives the direct result instead of an exception.
+TEST(CpuDft, SizesTheDftDoesNotTakeAreSummedDirectly) {
+    for (int size : {1, 2, 3}) {
+        SCOPED_TRACE(size);
+        HostImage src(size, size, 1, SampleType::U8);
+        src.fillRandom(5 + size);
+        Kernel2D taps{1, 1, {2.f}};
+        ConvolveDesc d = fftDesc({taps}, Border::Replicate, SampleType::U8);
+        d.divisor = 3;
+        const ConvolvePlan fft = ConvolvePlan::make(d, SampleType::U8, 1);
+        auto conv = makeConvolver(fft, Backend::Cpu);
+        conv->prepare(size, size);
+        HostImage out(size, size, 1, SampleType::U8);
+        conv->process(src.view(), out.view(), nullptr);
+        EXPECT_LE(compareImages(out, runBackend(Backend::Reference, fft, src)).maxAbs, 1);
+    }
+}
+
 TEST(CpuDft, IsADifferentComputationThanDirect) {
     HostImage src(257, 131, 1, SampleType::U8);
     src.fillRandom(3);

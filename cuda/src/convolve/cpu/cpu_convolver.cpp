@@ -49,11 +49,16 @@ public:
     }
 
     // The kernels' spectra for the DFT path, when frames of this size take it.
+    // A size OpenCV's DFT does not take (it throws, e.g. for a 1x1 frame with algorithm=fft) is summed directly.
     void prepare(int width, int height) override {
         if (!fftChosen(Backend::Cpu, plan_, width, height)) return;
-        for (std::size_t n = 0; n < spectra_.size(); ++n)
-            cpu::prepareSpectrum(plan_.kernels[n], width + 2 * (plan_.kernelWidth / 2),
-                                 height + 2 * (plan_.kernelHeight / 2), spectra_[n]);
+        try {
+            for (std::size_t n = 0; n < spectra_.size(); ++n)
+                cpu::prepareSpectrum(plan_.kernels[n], width + 2 * (plan_.kernelWidth / 2),
+                                     height + 2 * (plan_.kernelHeight / 2), spectra_[n]);
+        } catch (const std::exception&) {
+            for (cpu::KernelSpectrum& spectrum : spectra_) spectrum = cpu::KernelSpectrum();
+        }
     }
 
     // Every frame reads the plan afresh, and vectors of equal sizes are assigned in place; new taps make new spectra.
@@ -126,9 +131,16 @@ private:
     }
 
     void respond(const cpu::PaddedPlane& plane, std::size_t kernel) {
-        if (dft_)
-            cpu::correlateDft(plane, plan_.kernels[kernel], spectra_[kernel], response_);
-        else if (plan_.separable && plan_.kernels.size() == 1)
+        if (dft_) {
+            try {
+                cpu::correlateDft(plane, plan_.kernels[kernel], spectra_[kernel], response_);
+                return;
+            } catch (const std::exception&) {
+                dft_ = false;  // see prepare(): this size is summed directly
+                spectra_[kernel] = cpu::KernelSpectrum();
+            }
+        }
+        if (plan_.separable && plan_.kernels.size() == 1)
             cpu::correlateSeparable(plane, plan_.row, plan_.column, response_);
         else
             cpu::correlate(plane, plan_.kernels[kernel], response_);
