@@ -2,6 +2,10 @@
 #include "planelayout.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include <cstring>
@@ -81,27 +85,83 @@ void copyPlane(const ImageView& src, const ImageView& dst) {
     for (int y = 0; y < src.height; ++y) std::memcpy(dst.row<std::uint8_t>(y), src.row<const std::uint8_t>(y), bytes);
 }
 
+namespace {
+
+// Helper threads for large host copies, started once for the process (never per frame) and shared by all elements: a
+// call queues its bands, copies one itself and waits for the others.
+class CopyWorkers {
+public:
+    static CopyWorkers& instance() {
+        static CopyWorkers* workers = new CopyWorkers();  // never destroyed: its threads outlive static destruction
+        return *workers;
+    }
+    int helpers() const { return int(threads_.size()); }
+
+    void run(int bands, const std::function<void(int)>& band) {
+        struct Pending {
+            std::mutex lock;
+            std::condition_variable done;
+            int left;
+        } pending;
+        pending.left = bands - 1;
+        {
+            std::lock_guard<std::mutex> guard(lock_);
+            for (int k = 1; k < bands; ++k)
+                tasks_.push_back([&band, &pending, k] {
+                    band(k);
+                    std::lock_guard<std::mutex> g(pending.lock);
+                    if (--pending.left == 0) pending.done.notify_one();
+                });
+        }
+        wake_.notify_all();
+        band(0);
+        std::unique_lock<std::mutex> wait(pending.lock);
+        pending.done.wait(wait, [&pending] { return pending.left == 0; });
+    }
+
+private:
+    CopyWorkers() {
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        for (unsigned k = 0; k + 1 < std::min(cores / 2, 4u); ++k) threads_.emplace_back([this] { work(); });
+    }
+    [[noreturn]] void work() {
+        for (;;) {
+            std::function<void()> task;
+            {
+                std::unique_lock<std::mutex> wait(lock_);
+                wake_.wait(wait, [this] { return !tasks_.empty(); });
+                task = std::move(tasks_.front());
+                tasks_.pop_front();
+            }
+            task();
+        }
+    }
+
+    std::mutex lock_;
+    std::condition_variable wake_;
+    std::deque<std::function<void()>> tasks_;
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
 void copyPlaneParallel(const ImageView& src, const ImageView& dst) {
-    constexpr std::size_t kBytesPerThread = std::size_t(4) << 20;  // below this a thread costs more than it saves
+    constexpr std::size_t kBytesPerBand = std::size_t(4) << 20;  // below this a band costs more than it saves
     const std::size_t total = src.rowBytes() * std::size_t(src.height);
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const int threads = int(std::min<std::size_t>({total / kBytesPerThread, cores / 2, 4}));
-    if (threads < 2 || src.data == dst.data) {
+    CopyWorkers& workers = CopyWorkers::instance();
+    const int bands = int(std::min<std::size_t>(total / kBytesPerBand, std::size_t(workers.helpers()) + 1));
+    if (bands < 2 || src.data == dst.data) {
         copyPlane(src, dst);
         return;
     }
-    auto band = [&](int k) {  // rows [k·h/n, (k+1)·h/n)
-        const int y0 = int(std::int64_t(src.height) * k / threads), y1 = int(std::int64_t(src.height) * (k + 1) / threads);
+    workers.run(bands, [&](int k) {  // rows [k·h/n, (k+1)·h/n)
+        const int y0 = int(std::int64_t(src.height) * k / bands), y1 = int(std::int64_t(src.height) * (k + 1) / bands);
         ImageView s = src, d = dst;
         s.data = const_cast<void*>(static_cast<const void*>(src.row<const std::uint8_t>(y0)));
         d.data = dst.row<std::uint8_t>(y0);
         s.height = d.height = y1 - y0;
         copyPlane(s, d);
-    };
-    std::vector<std::thread> helpers;
-    for (int k = 1; k < threads; ++k) helpers.emplace_back(band, k);
-    band(0);
-    for (std::thread& t : helpers) t.join();
+    });
 }
 
 }  // namespace gstcudafilters

@@ -5,11 +5,9 @@
 // measured in the same run. Prints a markdown table and the targets.
 //
 //   GST_PLUGIN_PATH=build/plugin bench-element [--seconds S] [--cpu-seconds S]
-#include <cudafilters/device.hpp>
+#include "pcie_bound.hpp"
 
-#ifdef CUDAFILTERS_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
+#include <cudafilters/device.hpp>
 
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
@@ -143,50 +141,6 @@ Result runElement(const Case& c, const char* backend, int depth, double budgetSe
     return r;
 }
 
-// Frames per second the bus allows when every frame is uploaded and downloaded, both directions at once (pinned
-// host memory, two streams), as the element's pipeline at best does.
-double pcieDuplexFps(std::size_t frameBytes, double budgetSeconds) {
-#ifdef CUDAFILTERS_HAVE_CUDA
-    void *hostIn = nullptr, *hostOut = nullptr, *devIn = nullptr, *devOut = nullptr;
-    cudaStream_t up = nullptr, down = nullptr;
-    if (cudaHostAlloc(&hostIn, frameBytes, cudaHostAllocPortable) != cudaSuccess ||
-        cudaHostAlloc(&hostOut, frameBytes, cudaHostAllocPortable) != cudaSuccess ||
-        cudaMalloc(&devIn, frameBytes) != cudaSuccess || cudaMalloc(&devOut, frameBytes) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking) != cudaSuccess)
-        return 0;
-    std::memset(hostIn, 1, frameBytes);
-    cudaMemset(devOut, 2, frameBytes);
-    auto batch = [&](int n) {
-        for (int i = 0; i < n; ++i) {
-            cudaMemcpyAsync(devIn, hostIn, frameBytes, cudaMemcpyHostToDevice, up);
-            cudaMemcpyAsync(hostOut, devOut, frameBytes, cudaMemcpyDeviceToHost, down);
-        }
-        cudaStreamSynchronize(up);
-        cudaStreamSynchronize(down);
-    };
-    batch(5);
-    long n = 0;
-    const auto start = Clock::now();
-    while (seconds(Clock::now() - start) < budgetSeconds) {
-        batch(20);
-        n += 20;
-    }
-    const double fps = double(n) / seconds(Clock::now() - start);
-    cudaStreamDestroy(up);
-    cudaStreamDestroy(down);
-    cudaFree(devIn);
-    cudaFree(devOut);
-    cudaFreeHost(hostIn);
-    cudaFreeHost(hostOut);
-    return fps;
-#else
-    (void)frameBytes;
-    (void)budgetSeconds;
-    return 0;
-#endif
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,7 +162,7 @@ int main(int argc, char** argv) {
     for (const Case& c : cases) {
         GstVideoInfo info;
         gst_video_info_set_format(&info, gst_video_format_from_string(c.format), guint(c.width), guint(c.height));
-        const double duplex = cuda ? pcieDuplexFps(GST_VIDEO_INFO_SIZE(&info), 1.0) : 0;
+        const double duplex = cuda ? benchcommon::pcieFps(GST_VIDEO_INFO_SIZE(&info), /*duplex=*/true, 1.0) : 0;
         bound[c.name] = duplex;
         if (cuda)
             std::printf("| %s | PCIe duplex bound (H2D ‖ D2H, pinned) | - | - | %.0f | - | - | 100 |\n", c.name, duplex);

@@ -10,11 +10,9 @@
 // without cudaconvolve. NVIDIA's cudaupload/cudadownload (nvcodec) are measured when present.
 //
 //   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--clip file.h264] [--only SUBSTRING]
-#include <cudafilters/device.hpp>
+#include "pcie_bound.hpp"
 
-#ifdef CUDAFILTERS_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
+#include <cudafilters/device.hpp>
 
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -173,47 +171,6 @@ Outcome measure(const std::string& launch, Ring* ring, double warmup, double bud
     return out;
 }
 
-#ifdef CUDAFILTERS_HAVE_CUDA
-// Frames per second the bus allows for `frameBytes`: upload alone, or upload || download (pinned, two streams).
-double pcieFps(std::size_t frameBytes, bool duplex, double budget) {
-    void *hostIn = nullptr, *hostOut = nullptr, *devIn = nullptr, *devOut = nullptr;
-    cudaStream_t up = nullptr, down = nullptr;
-    if (cudaHostAlloc(&hostIn, frameBytes, cudaHostAllocPortable) != cudaSuccess ||
-        cudaHostAlloc(&hostOut, frameBytes, cudaHostAllocPortable) != cudaSuccess ||
-        cudaMalloc(&devIn, frameBytes) != cudaSuccess || cudaMalloc(&devOut, frameBytes) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking) != cudaSuccess)
-        return 0;
-    std::memset(hostIn, 1, frameBytes);
-    cudaMemset(devOut, 2, frameBytes);
-    auto batch = [&](int n) {
-        for (int i = 0; i < n; ++i) {
-            cudaMemcpyAsync(devIn, hostIn, frameBytes, cudaMemcpyHostToDevice, up);
-            if (duplex) cudaMemcpyAsync(hostOut, devOut, frameBytes, cudaMemcpyDeviceToHost, down);
-        }
-        cudaStreamSynchronize(up);
-        cudaStreamSynchronize(down);
-    };
-    batch(5);
-    long n = 0;
-    const auto start = Clock::now();
-    while (seconds(Clock::now() - start) < budget) {
-        batch(20);
-        n += 20;
-    }
-    const double fps = double(n) / seconds(Clock::now() - start);
-    cudaStreamDestroy(up);
-    cudaStreamDestroy(down);
-    cudaFree(devIn);
-    cudaFree(devOut);
-    cudaFreeHost(hostIn);
-    cudaFreeHost(hostOut);
-    return fps;
-}
-#else
-double pcieFps(std::size_t, bool, double) { return 0; }
-#endif
-
 bool haveElement(const char* name) {
     GstElementFactory* f = gst_element_factory_find(name);
     if (f) gst_object_unref(f);
@@ -256,8 +213,8 @@ int main(int argc, char** argv) {
     std::printf("| format | case | pipeline | fps | vs baseline | %% of PCIe bound | registered MB | pinned MB |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const Format& f : formats) {
-        const double upload = pcieFps(f.frameBytes, false, 1.0);
-        const double duplex = pcieFps(f.frameBytes, true, 1.0);
+        const double upload = benchcommon::pcieFps(f.frameBytes, false, 1.0);
+        const double duplex = benchcommon::pcieFps(f.frameBytes, true, 1.0);
         std::printf("| %s | PCIe upload bound (pinned) | cudaMemcpyAsync H2D | %.0f | - | 100 | - | - |\n", f.name, upload);
         std::printf("| %s | PCIe duplex bound (pinned) | H2D ‖ D2H on two streams | %.0f | - | 100 | - | - |\n", f.name,
                     duplex);
@@ -360,7 +317,8 @@ int main(int argc, char** argv) {
         }
     }
 
-    // The bars, read off this run.
+    // The bars, read off this run (only when every case ran).
+    if (!only.empty()) return 0;
     auto ratio = [&](const std::string& a, const std::string& b) {
         return fps.count(a) && fps.count(b) && fps[b] > 0 ? fps[a] / fps[b] : 0.0;
     };
