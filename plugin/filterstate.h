@@ -57,7 +57,7 @@ struct StreamState {
 
     std::deque<FrameInFlight> queue;   // frames and the serialized events between them, in stream order
     std::size_t framesQueued = 0;      // the frames (not events) in `queue`
-    std::vector<std::shared_ptr<FilterWork>> retired;  // replaced work objects, freed when the GPU is idle
+    std::vector<std::shared_ptr<FilterWork>> retired;  // replaced work objects, freed once no frame uses them
     guint64 nextSlot = 0;
     guint64 submitted = 0;
     GstFlowReturn pendingFlow = GST_FLOW_OK;  // a drain's failure before an event, returned for the next buffer

@@ -76,14 +76,11 @@ void release_entry(FrameInFlight& entry) {
     entry.work.reset();
 }
 
-// Frees replaced work objects once no frame needs the GPU any more (never while frames of other slots still use
-// their memory, unless too many pile up).
-void collect_retired(StreamState& st, bool force) {
+// Frees replaced work objects. The last reference to one goes once no frame in flight uses it, so its GPU work is
+// done, and its destructor frees its memory stream-ordered (cuda_raii.hpp, LastUse) without waiting for the device:
+// frames of other slots and other elements keep running.
+void collect_retired(StreamState& st) {
     if (st.retired.empty()) return;
-    if (!force && st.retired.size() < 8) {
-        for (const FrameInFlight& f : st.queue)
-            if (f.slot >= 0 && !st.executor->ready(f)) return;
-    }
     st.executor->makeCurrentForRelease();
     st.retired.clear();
 }
@@ -206,7 +203,7 @@ GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
     done.in = done.out = nullptr;
     if (done.work && done.work != st.work) st.retired.push_back(std::move(done.work));
     done.work.reset();
-    collect_retired(st, st.framesQueued == 0);
+    collect_retired(st);
     return GST_FLOW_OK;
 }
 

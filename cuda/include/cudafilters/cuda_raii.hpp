@@ -3,7 +3,7 @@
 // Move-only owners of CUDA runtime objects, and the device guard. Include only from code built with the CUDA toolkit.
 //
 // Device affinity: a Stream, Event, DeviceBuffer or PinnedBuffer belongs to the device (context) that was current
-// when it was made, and its destructor calls cudaStreamDestroy / cudaEventDestroy / cudaFree / cudaFreeHost on
+// when it was made, and its destructor calls cudaStreamDestroy / cudaEventDestroy / cudaFree(Async) / cudaFreeHost on
 // whatever device is current on the destroying thread. Making that the owner's device is the caller's job: an
 // object holding these (CudaConvolver, CudaEqualizer) keeps its device and holds a ScopedDevice wherever it
 // creates, uses or releases them, destructor included.
@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 namespace cudafilters {
 
@@ -89,16 +90,23 @@ private:
 };
 
 // Untyped device allocation; grows only, so a steady stream of frames allocates once.
+// Without a stream: cudaMalloc / cudaFree (which waits for the whole device). With `stream` (an owner's own stream,
+// see LastUse): stream-ordered, cudaMallocAsync from the device's pool, waited for on that stream only, and freed by
+// cudaFreeAsync on it, which waits for nothing: the owner must know that no work still uses the memory (LastUse),
+// and the stream must outlive the buffer. Devices without memory pools fall back to cudaMalloc / cudaFree.
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(std::size_t bytes) { reserve(bytes); }
-    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    DeviceBuffer(DeviceBuffer&& o) noexcept
+        : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)),
+          stream_(std::exchange(o.stream_, nullptr)) {}
     DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
         if (this != &o) {
             release();
             ptr_ = std::exchange(o.ptr_, nullptr);
             size_ = std::exchange(o.size_, 0);
+            stream_ = std::exchange(o.stream_, nullptr);
         }
         return *this;
     }
@@ -106,7 +114,8 @@ public:
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
     ~DeviceBuffer() { release(); }
 
-    void reserve(std::size_t bytes);  // reallocates only when bytes exceed the capacity
+    // Reallocates only when bytes exceed the capacity; the memory is ready on return.
+    void reserve(std::size_t bytes, cudaStream_t stream = nullptr);
     void* data() const noexcept { return ptr_; }
     template <typename T> T* as() const noexcept { return static_cast<T*>(ptr_); }
     std::size_t size() const noexcept { return size_; }
@@ -115,9 +124,29 @@ private:
     void release() noexcept;
     void* ptr_ = nullptr;
     std::size_t size_ = 0;
+    cudaStream_t stream_ = nullptr;  // set when the memory came from cudaMallocAsync on it
 };
 
-// Page-locked host allocation (cudaHostAlloc), for DMA-able uploads and downloads.
+// Where an owner's GPU work was last enqueued: one event per stream it ran on, recorded after its work there. wait()
+// blocks until that work (and only that work) is done, so the owner can then free its memory without cudaFree's
+// wait for the whole device (other elements' and other slots' frames keep running).
+class LastUse {
+public:
+    void record(cudaStream_t stream);  // after enqueuing work on `stream`; throws CudaError
+    void wait() noexcept;              // errors are left to the next call that fails
+
+private:
+    struct Use {
+        cudaStream_t stream;
+        Event event;
+    };
+    std::vector<Use> uses_;
+};
+
+// Page-locked host allocation (cudaHostAlloc), for DMA-able uploads and downloads. cudaFreeHost waits for the whole
+// device, so blocks of up to kRecycledPinnedBytes are kept on release (at most kRecycledPinnedBlocks of them) and
+// handed to the next PinnedBuffer of the same size: the releasing owner must know that no work still uses the block
+// (LastUse). Larger blocks are freed.
 class PinnedBuffer {
 public:
     PinnedBuffer() = default;
@@ -144,9 +173,12 @@ private:
     std::size_t size_ = 0;
 };
 
-// Page-locked host bytes this module holds right now: every PinnedBuffer, plus what other cudaHostAlloc users report
+// Page-locked host bytes this module holds right now: every live PinnedBuffer (not the recycled blocks kept for
+// reuse, at most kRecycledPinnedBlocks × kRecycledPinnedBytes), plus what other cudaHostAlloc users report
 // through trackPinnedHostBytes (the plugin's allocator). A gauge for soaks and leak tests.
 std::size_t pinnedHostBytes() noexcept;
 void trackPinnedHostBytes(std::ptrdiff_t delta) noexcept;
+constexpr std::size_t kRecycledPinnedBytes = 256 * 1024;
+constexpr std::size_t kRecycledPinnedBlocks = 16;
 
 }  // namespace cudafilters

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <cudafilters/cuda_raii.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 
 namespace cudafilters {
 
@@ -39,21 +41,85 @@ Event Event::create(bool timing) {
     return Event(e);
 }
 
-void DeviceBuffer::reserve(std::size_t bytes) {
+namespace {
+
+bool memoryPoolsSupported() {
+    int supported = 0;
+    CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, currentDevice()));
+    return supported != 0;
+}
+
+}  // namespace
+
+void DeviceBuffer::reserve(std::size_t bytes, cudaStream_t stream) {
     if (bytes <= size_) return;
     release();
+    if (stream && memoryPoolsSupported()) {
+        CUDAFILTERS_CHECK(cudaMallocAsync(&ptr_, bytes, stream));
+        stream_ = stream;
+        size_ = bytes;
+        CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));  // usable from any stream on return
+        return;
+    }
     CUDAFILTERS_CHECK(cudaMalloc(&ptr_, bytes));
     size_ = bytes;
 }
 
 void DeviceBuffer::release() noexcept {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_ && stream_) {
+        if (cudaFreeAsync(ptr_, stream_) != cudaSuccess) cudaGetLastError();
+    } else if (ptr_ && cudaFree(ptr_) != cudaSuccess) {
+        cudaGetLastError();
+    }
     ptr_ = nullptr;
     size_ = 0;
+    stream_ = nullptr;
+}
+
+void LastUse::record(cudaStream_t stream) {
+    auto use = std::find_if(uses_.begin(), uses_.end(), [&](const Use& u) { return u.stream == stream; });
+    if (use == uses_.end()) {
+        uses_.push_back({stream, Event::create(false)});
+        use = uses_.end() - 1;
+    }
+    CUDAFILTERS_CHECK(cudaEventRecord(use->event.get(), stream));
+}
+
+void LastUse::wait() noexcept {
+    for (const Use& use : uses_)
+        if (cudaEventSynchronize(use.event.get()) != cudaSuccess) cudaGetLastError();
 }
 
 namespace {
 std::atomic<std::size_t> pinnedBytes{0};
+
+// Released small pinned blocks, reused by size (cudaFreeHost would wait for the device).
+struct RecycledPinned {
+    std::mutex mutex;
+    std::vector<std::pair<void*, std::size_t>> blocks;
+
+    void* take(std::size_t bytes) {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = std::find_if(blocks.begin(), blocks.end(), [&](const auto& b) { return b.second == bytes; });
+        if (it == blocks.end()) return nullptr;
+        void* ptr = it->first;
+        blocks.erase(it);
+        return ptr;
+    }
+    bool keep(void* ptr, std::size_t bytes) {
+        if (bytes > kRecycledPinnedBytes) return false;
+        std::lock_guard<std::mutex> lock(mutex);
+        if (blocks.size() >= kRecycledPinnedBlocks) return false;
+        blocks.emplace_back(ptr, bytes);
+        return true;
+    }
+};
+
+// Never destroyed: blocks kept at exit go with the process, as the CUDA runtime's own allocations do.
+RecycledPinned& recycledPinned() {
+    static auto* recycled = new RecycledPinned;
+    return *recycled;
+}
 }  // namespace
 
 std::size_t pinnedHostBytes() noexcept { return pinnedBytes.load(std::memory_order_relaxed); }
@@ -62,14 +128,15 @@ void trackPinnedHostBytes(std::ptrdiff_t delta) noexcept {
 }
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes) {
-    CUDAFILTERS_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable));
+    ptr_ = recycledPinned().take(bytes);
+    if (!ptr_) CUDAFILTERS_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable));
     size_ = bytes;
     trackPinnedHostBytes(std::ptrdiff_t(bytes));
 }
 
 void PinnedBuffer::release() noexcept {
     if (ptr_) {
-        cudaFreeHost(ptr_);
+        if (!recycledPinned().keep(ptr_, size_) && cudaFreeHost(ptr_) != cudaSuccess) cudaGetLastError();
         trackPinnedHostBytes(-std::ptrdiff_t(size_));
     }
     ptr_ = nullptr;

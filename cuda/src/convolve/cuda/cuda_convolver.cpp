@@ -100,15 +100,19 @@ public:
         ScopedDevice on(device_);
         for (const Kernel2D& k : plan_.kernels) taps_.insert(taps_.end(), k.taps.begin(), k.taps.end());
         if (path_ == Path::Generic) {
-            deviceTaps_.reserve(taps_.size() * sizeof(float));
-            CUDAFILTERS_CHECK(
-                cudaMemcpy(deviceTaps_.data(), taps_.data(), taps_.size() * sizeof(float), cudaMemcpyHostToDevice));
+            memory_ = Stream::create();
+            deviceTaps_.reserve(taps_.size() * sizeof(float), memory_.get());
+            CUDAFILTERS_CHECK(cudaMemcpyAsync(deviceTaps_.data(), taps_.data(), taps_.size() * sizeof(float),
+                                              cudaMemcpyHostToDevice, memory_.get()));
+            CUDAFILTERS_CHECK(cudaStreamSynchronize(memory_.get()));
         }
     }
 
+    // Waits for the frames this convolver enqueued, not for the device: its memory is freed stream-ordered.
     ~CudaConvolver() override {
         try {
             ScopedDevice on(device_);
+            lastUse_.wait();
             fft_.reset();
             deviceTaps_ = DeviceBuffer();
         } catch (const CudaError&) {
@@ -120,11 +124,12 @@ public:
     CudaConvolver& operator=(const CudaConvolver&) = delete;
 
     // The FFT path's plans, buffers and spectra for this size, or none when the frames sum directly. A frame of
-    // another size runs once through here (and frees the previous size's, waiting for the device).
+    // another size runs once through here (and frees the previous size's once this convolver's frames are done).
     // A failure leaves the convolver unprepared: the next frame tries again (and fails alike), never silently sums
     // directly what algorithm=fft asked of the FFT.
     void prepare(int width, int height) override {
         ScopedDevice on(device_);
+        if (fft_) lastUse_.wait();
         fft_.reset();
         preparedWidth_ = preparedHeight_ = -1;
         if (plan_.algorithm == ConvolveAlgorithm::Fft && path_ != Path::Copy && fftSupports(plan_)) requireCufft();
@@ -140,6 +145,27 @@ public:
             throw InvalidArgument("the CUDA backend cannot filter in place; use separate source and destination");
         ScopedDevice on(device_);
         if (src.width != preparedWidth_ || src.height != preparedHeight_) prepare(src.width, src.height);
+        enqueue(src, dst, stream);
+        lastUse_.record(stream);
+    }
+
+    // The direct and separable kernels take their taps, and every kernel its bias, |x| and border value, by value
+    // at launch: swapping the host copies changes the next launch and none already enqueued. The generic kernel
+    // reads its taps from device memory that enqueued frames may still be reading, so there only taps equal to the
+    // current ones are accepted (the values of the frame parameters may still change). So do the FFT path's kernel
+    // spectra; a plan that would move the prepared size to or from the FFT path is refused too.
+    bool retune(const ConvolvePlan& plan) override {
+        if (!plan_.sameShape(plan) || choosePath(plan) != path_) return false;
+        if (preparedWidth_ >= 0 && fftPath(plan, preparedWidth_, preparedHeight_) != bool(fft_)) return false;
+        if ((path_ == Path::Generic || fft_) && !tapsEqual(plan)) return false;
+        plan_ = plan;
+        auto out = taps_.begin();
+        for (const Kernel2D& k : plan_.kernels) out = std::copy(k.taps.begin(), k.taps.end(), out);
+        return true;
+    }
+
+private:
+    void enqueue(const ImageView& src, const ImageView& dst, GpuStream stream) {
         if (fft_) {
             fft_->enqueue(plan_.type, cuda_detail::makeFrame(plan_, src, dst), stream);
             return;
@@ -166,22 +192,6 @@ public:
         }
     }
 
-    // The direct and separable kernels take their taps, and every kernel its bias, |x| and border value, by value
-    // at launch: swapping the host copies changes the next launch and none already enqueued. The generic kernel
-    // reads its taps from device memory that enqueued frames may still be reading, so there only taps equal to the
-    // current ones are accepted (the values of the frame parameters may still change). So do the FFT path's kernel
-    // spectra; a plan that would move the prepared size to or from the FFT path is refused too.
-    bool retune(const ConvolvePlan& plan) override {
-        if (!plan_.sameShape(plan) || choosePath(plan) != path_) return false;
-        if (preparedWidth_ >= 0 && fftPath(plan, preparedWidth_, preparedHeight_) != bool(fft_)) return false;
-        if ((path_ == Path::Generic || fft_) && !tapsEqual(plan)) return false;
-        plan_ = plan;
-        auto out = taps_.begin();
-        for (const Kernel2D& k : plan_.kernels) out = std::copy(k.taps.begin(), k.taps.end(), out);
-        return true;
-    }
-
-private:
     bool tapsEqual(const ConvolvePlan& plan) const {
         auto current = taps_.begin();
         for (const Kernel2D& k : plan.kernels) {
@@ -195,6 +205,8 @@ private:
     KernelVariants variants_;
     int device_ = 0;
     std::vector<float> taps_;  // the plan's kernels concatenated (host copy for the by-value parameter blocks)
+    LastUse lastUse_;          // the streams process() enqueued on
+    Stream memory_;            // allocates and frees deviceTaps_ (generic path)
     DeviceBuffer deviceTaps_;  // the same on the device, for the generic path
     int preparedWidth_ = -1, preparedHeight_ = -1;
     std::unique_ptr<FftConvolution> fft_;  // frames of the prepared size, when they take the FFT path

@@ -141,14 +141,16 @@ FftConvolution::FftConvolution(const ConvolvePlan& plan, int width, int height)
     const std::size_t work = std::max({makePlan(forward_, g, CUFFT_R2C, tables_.inputs),
                                        makePlan(inverse_, g, CUFFT_C2R, tables_.responses),
                                        makePlan(kernelPlan, g, CUFFT_R2C, kernels)});
-    work_.reserve(std::max<std::size_t>(work, 1));
+    memory_ = Stream::create();
+    cudaStream_t stream = memory_.get();
+    work_.reserve(std::max<std::size_t>(work, 1), stream);
     for (const CufftPlan* p : {&forward_, &inverse_, &kernelPlan})
         CUDAFILTERS_CHECK_CUFFT(lib.setWorkArea(p->get(), work_.data()));
     const std::size_t planes = std::size_t(std::max({tables_.inputs, tables_.responses, kernels}));
-    planes_.reserve(planes * g.realPlane() * sizeof(float));
-    inputSpectra_.reserve(std::size_t(tables_.inputs) * g.spectrumPlane() * sizeof(float2));
-    kernelSpectra_.reserve(std::size_t(kernels) * g.spectrumPlane() * sizeof(float2));
-    products_.reserve(std::size_t(tables_.responses) * g.spectrumPlane() * sizeof(float2));
+    planes_.reserve(planes * g.realPlane() * sizeof(float), stream);
+    inputSpectra_.reserve(std::size_t(tables_.inputs) * g.spectrumPlane() * sizeof(float2), stream);
+    kernelSpectra_.reserve(std::size_t(kernels) * g.spectrumPlane() * sizeof(float2), stream);
+    products_.reserve(std::size_t(tables_.responses) * g.spectrumPlane() * sizeof(float2), stream);
 
     // The kernels' spectra, scaled by 1 / (fftWidth · fftHeight) for the unnormalised inverse.
     std::vector<float> taps(std::size_t(kernels) * g.realPlane(), 0.f);
@@ -159,11 +161,11 @@ FftConvolution::FftConvolution(const ConvolvePlan& plan, int width, int height)
         for (int y = 0; y < k.height; ++y)
             for (int x = 0; x < k.width; ++x) out[std::size_t(y) * g.fftWidth + x] = float(k.at(x, y) * scale);
     }
-    CUDAFILTERS_CHECK(cudaMemcpy(planes_.data(), taps.data(), taps.size() * sizeof(float), cudaMemcpyHostToDevice));
-    Stream stream = Stream::create();
-    CUDAFILTERS_CHECK_CUFFT(lib.setStream(kernelPlan.get(), stream.get()));
+    CUDAFILTERS_CHECK(cudaMemcpyAsync(planes_.data(), taps.data(), taps.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                      stream));
+    CUDAFILTERS_CHECK_CUFFT(lib.setStream(kernelPlan.get(), stream));
     CUDAFILTERS_CHECK_CUFFT(lib.execR2C(kernelPlan.get(), planes_.as<cufftReal>(), kernelSpectra_.as<cufftComplex>()));
-    CUDAFILTERS_CHECK(cudaStreamSynchronize(stream.get()));
+    CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));
 }
 
 void FftConvolution::enqueue(SampleType type, const ConvFrame& frame, cudaStream_t stream) {

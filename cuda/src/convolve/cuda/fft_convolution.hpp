@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // The CUDA backend's FFT path for one frame size: cuFFT plans, their shared work area, the planes and the kernels'
-// spectra, all made by the constructor (the spectra on a stream of its own, waited for once); enqueue() then
+// spectra, all made by the constructor (on a stream of its own, waited for once); enqueue() then
 // allocates nothing and runs on the caller's stream (pad, R2C, multiply, C2R, finish).
 #include "cufft_library.hpp"
 #include "fft_launch.hpp"
@@ -29,10 +29,11 @@ private:
     int width_, height_;
     FftGeometry geometry_;
     FftTables tables_;
-    // The plans are declared before the buffers: the buffers are freed first (cudaFree waits for the device), so
-    // no transform is still running when its plan is destroyed.
+    // Destroying it frees its memory without waiting for the device (stream-ordered, on memory_): the owner waits for
+    // the frames it enqueued first (CudaConvolver's LastUse), so no transform is running when its plan goes.
     CufftPlan forward_;
     CufftPlan inverse_;
+    Stream memory_;  // allocates and frees the buffers below; computes the kernels' spectra
     DeviceBuffer work_;
     DeviceBuffer planes_;         // max(inputs, responses, kernels) real planes: forward input, inverse output
     DeviceBuffer inputSpectra_;   // inputs spectra

@@ -48,29 +48,34 @@ public:
         const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());
         const std::size_t sample = sampleSize(plan_.type);
-        hist_.reserve(entries * sizeof(std::uint32_t));
-        counters_.reserve((tiles + 1) * sizeof(std::uint32_t));
-        luts_.reserve(entries * sample);
-        CUDAFILTERS_CHECK(cudaMemset(hist_.data(), 0, entries * sizeof(std::uint32_t)));
-        CUDAFILTERS_CHECK(cudaMemset(counters_.data(), 0, (tiles + 1) * sizeof(std::uint32_t)));
+        memory_ = Stream::create();
+        const cudaStream_t m = memory_.get();
+        hist_.reserve(entries * sizeof(std::uint32_t), m);
+        counters_.reserve((tiles + 1) * sizeof(std::uint32_t), m);
+        luts_.reserve(entries * sample, m);
+        CUDAFILTERS_CHECK(cudaMemsetAsync(hist_.data(), 0, entries * sizeof(std::uint32_t), m));
+        CUDAFILTERS_CHECK(cudaMemsetAsync(counters_.data(), 0, (tiles + 1) * sizeof(std::uint32_t), m));
         if (plan_.smoothing > 0.0f) {
-            if (plan_.smoothTarget == SmoothTarget::Histogram) state_.reserve(entries * sizeof(unsigned long long));
-            else state_.reserve(entries * sizeof(std::uint32_t));
+            if (plan_.smoothTarget == SmoothTarget::Histogram) state_.reserve(entries * sizeof(unsigned long long), m);
+            else state_.reserve(entries * sizeof(std::uint32_t), m);
         }
+        const DeviceStatistics init = emptyStatistics();
         if (plan_.statistics) {
-            stats_.reserve(2 * sizeof(DeviceStatistics));
+            stats_.reserve(2 * sizeof(DeviceStatistics), m);
             pinned_ = PinnedBuffer(kStatisticsDepth * sizeof(DeviceStatistics));
             std::memset(pinned_.data(), 0, pinned_.size());
-            const DeviceStatistics init = emptyStatistics();
-            CUDAFILTERS_CHECK(cudaMemcpy(stats_.data(), &init, sizeof init, cudaMemcpyHostToDevice));
+            CUDAFILTERS_CHECK(cudaMemcpyAsync(stats_.data(), &init, sizeof init, cudaMemcpyHostToDevice, m));
         }
-        CUDAFILTERS_CHECK(cudaStreamSynchronize(nullptr));  // construction only: scratch ready before any stream
+        CUDAFILTERS_CHECK(cudaStreamSynchronize(m));  // construction only: scratch ready before any stream
         done_ = Event::create(false);
     }
 
+    // Waits for the frames this equalizer enqueued (they are ordered through done_), not for the device: its memory
+    // is freed stream-ordered and its pinned statistics block recycled.
     ~CudaEqualizer() override {
         try {
             ScopedDevice on(device_);
+            if (frames_ > 0 && cudaEventSynchronize(done_.get()) != cudaSuccess) cudaGetLastError();
             releaseDeviceObjects();
         } catch (const CudaError&) {
             // The device cannot be selected: the objects go with the members, on the current device.
@@ -180,6 +185,7 @@ private:
         luts_ = DeviceBuffer();
         state_ = DeviceBuffer();
         stats_ = DeviceBuffer();
+        memory_.reset();
         pinned_ = PinnedBuffer();
         done_.reset();
     }
@@ -187,6 +193,7 @@ private:
     int tileCapacity_;          // tiles the tables were allocated for
     int device_ = 0;
     int multiprocessors_ = 0;   // of device_
+    Stream memory_;             // allocates and frees the buffers below
     DeviceBuffer hist_, counters_, luts_, state_, stats_;
     PinnedBuffer pinned_;
     Event done_;
