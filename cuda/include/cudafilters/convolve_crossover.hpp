@@ -32,8 +32,9 @@ const std::vector<FftCrossover>& fftCrossoverTable();
 int fftCrossoverSize(Backend backend, SampleType type, int width, int height, bool genericDirect = false);
 
 // Whether a backend computes the plan's frames of width × height through the FFT: algorithm=fft always,
-// algorithm=direct never, algorithm=auto by the table (and never for the identity or a separable kernel, whose
-// two 1-D passes cost 2K per sample). genericDirect: the backend's direct path for the plan is its generic kernel.
+// algorithm=direct never, algorithm=auto by the table (never for the identity, nor for a separable kernel that runs as
+// two 1-D passes costing 2K per sample). genericDirect: the backend's direct path for the plan is its generic kernel
+// (on CUDA, also for a separable kernel of a size without compiled passes).
 bool fftChosen(Backend backend, const ConvolvePlan& plan, int width, int height, bool genericDirect = false);
 
 }  // namespace cudafilters

@@ -59,7 +59,9 @@ bool fftChosen(Backend backend, const ConvolvePlan& plan, int width, int height,
     case ConvolveAlgorithm::Fft: return true;
     case ConvolveAlgorithm::Auto: break;
     }
-    if (plan.separable) return false;
+    // Separable passes cost 2K per sample: they stay. A separable kernel without compiled passes would sum all K²
+    // taps in the generic kernel, and is compared as such.
+    if (plan.separable && !genericDirect) return false;
     const int k = fftCrossoverSize(backend, plan.type, width, height, genericDirect);
     return k > 0 && plan.kernelWidth * plan.kernelHeight >= k * k;
 }
