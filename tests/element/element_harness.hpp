@@ -31,6 +31,23 @@ inline std::string testBackend() {
 
 inline bool cudaRequested() { return testBackend() == "cuda"; }
 
+// Built with a sanitizer (ASan, UBSan's companion builds, TSan): wall-clock ratios then measure the sanitizer's cost
+// on a loaded CI machine, not the element. Timing tests still run their frames (checked by the sanitizer) and report
+// the figures, then skip their timing assertions.
+inline bool underSanitizer() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+}
+
 // The formats of the element and, independently of the plugin's own tables, what each plane holds.
 struct PlaneSpec {
     int channels;
