@@ -7,7 +7,8 @@
 // Sources: (a) videotestsrc, which writes into the pool the element proposes; (b) pageable frames that upstream
 // recycles: appsrc pushing a ring of 4 malloc'd frames, and imagefreeze; (c) a chain cudahisteq ! cudaconvolve !
 // cudaconvolve in system memory and in CUDA memory; (d) with --clip, H.264 decoded on the GPU by nvh264dec, with and
-// without cudaconvolve. NVIDIA's cudaupload/cudadownload (nvcodec) are measured when present.
+// without cudaconvolve. NVIDIA's cudaupload/cudadownload (nvcodec) are measured when present. Last, 4K YUY2 and P010
+// (camera and 10-bit decoder formats) against NV12 and GRAY16 through the same appsrc ring.
 //
 //   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--clip file.h264] [--only SUBSTRING]
 #include "pcie_bound.hpp"
@@ -314,6 +315,53 @@ int main(int argc, char** argv) {
             if (!o.error.empty()) std::printf("| %s | %s | `%s` | ERROR: %s | - |\n", clip.c_str(), row.label.c_str(), row.launch.c_str(), o.error.c_str());
             else std::printf("| %s | %s | `%s` | %.0f | %s |\n", clip.c_str(), row.label.c_str(), row.launch.c_str(), o.fps, vs.c_str());
             std::fflush(stdout);
+        }
+    }
+
+    // Formats as cameras and decoders deliver them, against the format each is compared with: the same appsrc ring
+    // (recycled pageable frames, registered: by DMA), so the rates differ by bytes per frame and by the kernels.
+    {
+        struct Pair {
+            std::string key, format, reference, filter;
+        };
+        const std::vector<Pair> pairs = {
+            {"f-yuy2-clahe", "YUY2", "NV12", "cudahisteq mode=clahe"},
+            {"f-yuy2-gauss", "YUY2", "NV12", "cudaconvolve preset=gaussian size=5 planes=all"},
+            {"f-p010-clahe", "P010_10LE", "GRAY16_LE", "cudahisteq mode=clahe"},
+        };
+        std::printf("\n| 4K case | format | fps | MB/s through the element | vs the reference format |\n|---|---|---|---|---|\n");
+        for (const Pair& pair : pairs) {
+            if (!only.empty() && pair.key.find(only) == std::string::npos) continue;
+            double referenceFps = 0;
+            for (const std::string& format : {pair.reference, pair.format}) {
+                const std::string caps = "video/x-raw,format=" + format + ",width=3840,height=2160,framerate=30/1";
+                GstCaps* parsed = gst_caps_from_string(caps.c_str());
+                GstVideoInfo info;
+                const bool known = parsed && gst_video_info_from_caps(&info, parsed);
+                if (parsed) gst_caps_unref(parsed);
+                if (!known) {
+                    std::printf("| %s | %s | ERROR: GStreamer does not know the format | - | - |\n", pair.filter.c_str(),
+                                format.c_str());
+                    continue;
+                }
+                Ring ring(GST_VIDEO_INFO_SIZE(&info));
+                const std::string launch = "appsrc name=src format=time max-buffers=4 caps=\"" + caps + "\" ! " +
+                                           pair.filter + sink;
+                const Outcome o = measure(launch, &ring, warmup, budget);
+                if (!o.error.empty()) {
+                    std::printf("| `%s` | %s | ERROR: %s | - | - |\n", pair.filter.c_str(), format.c_str(), o.error.c_str());
+                    continue;
+                }
+                const bool reference = format == pair.reference;
+                if (reference) referenceFps = o.fps;
+                fps[pair.key + "/" + format] = o.fps;
+                std::printf("| `%s` | %s | %.0f | %.0f | %s |\n", pair.filter.c_str(), format.c_str(), o.fps,
+                            o.fps * double(GST_VIDEO_INFO_SIZE(&info)) / 1e6,
+                            reference || referenceFps <= 0
+                                ? "-"
+                                : (std::to_string(int(100 * o.fps / referenceFps + 0.5)) + " % of " + pair.reference).c_str());
+                std::fflush(stdout);
+            }
         }
     }
 
