@@ -349,7 +349,7 @@ bool runFft(const Options& opt, cudaStream_t s) {
             // Square sizes with a compiled direct kernel, and sizes the generic kernel sums: a crossover for each.
             int crossover[2] = {0, 0};
             for (bool generic : {false, true}) {
-                const std::vector<int> ks = generic ? std::vector<int>{11, 13, 17, 21, 25, 41, 63, 127, 255}
+                const std::vector<int> ks = generic ? std::vector<int>{4, 6, 8, 10, 11, 13, 17, 21, 25, 41, 63, 127, 255}
                                                     : std::vector<int>{9, 15, 31};
                 for (int k : ks) {
                     ConvolveDesc d;
