@@ -255,6 +255,11 @@ int main(int argc, char** argv) {
         if (nvcodec) {
             rows.push_back({"n-updown", "nvcodec cudaupload ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + "cudadownload" + sink, "b-ring-identity", duplex});
             rows.push_back({"n-element", "nvcodec cudaupload ! element ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + filter + cudaCaps + "cudadownload" + sink, "n-updown", duplex});
+            // Frames already on the GPU: one frame uploaded, then pushed again and again by imagefreeze in CUDA
+            // memory; the element writes a new CUDA buffer per frame (its rate is the kernel's plus the element's).
+            const std::string resident = "videotestsrc num-buffers=1" + caps + " ! cudaupload" + cudaCaps + "imagefreeze";
+            rows.push_back({"r-identity", "resident in CUDA memory: imagefreeze ! fakesink", resident + cudaCaps + "fakesink name=sink sync=false", "", 0});
+            rows.push_back({"r-element", "resident in CUDA memory: imagefreeze ! element ! CUDA memory", resident + " ! " + filter + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
         }
         // The (a) rows are bound by videotestsrc's CPU time, which drifts from run to run: they are measured three
         // times, interleaved, and the median is kept.
