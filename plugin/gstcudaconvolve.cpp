@@ -10,7 +10,10 @@
  * saturated — exactly as the engine's reference, on the GPU or, without one, on the CPU.
  *
  * Colour channels are filtered and alpha or padding copied; for YUV formats #GstCudaConvolve:planes chooses the
- * luma plane only (chroma copied) or every plane. An identity kernel makes the element passthrough.
+ * luma plane only (chroma copied) or every plane. 10-bit formats keep their container's layout: results are rounded
+ * to a 10-bit level and saturated at 1023 (I420_10LE, in the low bits) or 1023 << 6 = 65472 (P010_10LE, low 6 bits
+ * zero); bias and border value are in stored units (mid-grey: 512 for I420_10LE, 32768 for P010_10LE and P016_LE).
+ * An identity kernel makes the element passthrough.
  * Kernel, preset, size, sigma, bias, divisor and border can change while playing; the next frame uses them.
  * Large kernels are computed through the FFT where that is faster (#GstCudaConvolve:algorithm): cuFFT on the GPU,
  * loaded at run time from the CUDA toolkit's libcufft.so.12 (without it, auto sums directly), OpenCV's DFT on the CPU.
@@ -393,7 +396,7 @@ static std::vector<cf::ConvolvePlan> make_plans(const ConvolveSettings& s, const
         if (!filtered || plane.colorMask == 0) continue;
         cf::ConvolveDesc planeDesc = desc;
         planeDesc.channelMask = plane.colorMask;
-        plans[std::size_t(plane.plane)] = cf::ConvolvePlan::make(planeDesc, plane.type, plane.channels);
+        plans[std::size_t(plane.plane)] = cf::ConvolvePlan::make(planeDesc, plane.type, plane.channels, plane.bits);
     }
     return plans;
 }
@@ -594,7 +597,8 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                                 -1e6, 1e6, DEFAULT_DIVISOR, kControllableFlags)),
         bind<&ConvolveSettings::bias>(
             g_param_spec_double("bias", "Bias",
-                                "Added to every result, in sample units (e.g. 128 to show signed 8-bit responses)",
+                                "Added to every result, in stored sample units (e.g. 128 to show signed 8-bit responses; "
+                                "512 for I420_10LE, 32768 for P010_10LE)",
                                 -65535.0, 65535.0, DEFAULT_BIAS, kControllableFlags)),
         bind<&ConvolveSettings::absolute>(
             g_param_spec_boolean("absolute", "Absolute",
@@ -610,8 +614,8 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                               gst_cuda_convolve_border_get_type(), int(DEFAULT_BORDER), kLiveFlags)),
         bind<&ConvolveSettings::borderValue>(
             g_param_spec_double("border-value", "Border value",
-                                "Sample value outside the frame with border=constant, in sample units (0-255 for "
-                                "8-bit, 0-65535 for 16-bit formats)",
+                                "Sample value outside the frame with border=constant, in stored sample units (0-255 for "
+                                "8-bit, 0-1023 for I420_10LE, 0-65535 for 16-bit formats and P010_10LE)",
                                 0.0, 65535.0, DEFAULT_BORDER_VALUE, kControllableFlags)),
         bind<&ConvolveSettings::combine>(
             g_param_spec_enum("combine", "Combine",

@@ -6,7 +6,8 @@
  *
  * Spreads the grey levels of every frame: `global` as OpenCV's equalizeHist, `clahe` (contrast-limited adaptive
  * equalization over a grid of tiles) as OpenCV's CLAHE, bit-exact to both on 8-bit frames. YUV formats equalize the
- * luma plane and keep chroma; RGB formats equalize the luma of BT.601 YCrCb (`color-mode=luma`) or each of R, G and
+ * luma plane and keep chroma (10-bit formats, I420_10LE and P010_10LE, with one histogram bin per 10-bit level and their
+ * samples kept in their container's bits); RGB formats equalize the luma of BT.601 YCrCb (`color-mode=luma`) or each of R, G and
  * B (`color-mode=per-channel`); alpha and padding are kept. #GstCudaHistEq:smoothing averages the histograms over
  * time so that brightness does not pump from frame to frame.
  *
@@ -14,8 +15,9 @@
  *
  * * #GstClockTime `timestamp`, `stream-time`, `running-time`, `duration`: of the frame
  * * #guint64 `frame`: index of the frame since the element started
- * * #GstValueArray of #guint `histogram`: 256 bins of the equalized samples (16-bit: value >> 8) before equalization
- * * #gdouble `mean`, #guint `min`, #guint `max`: of those samples, in sample units
+ * * #GstValueArray of #guint `histogram`: 256 bins of the equalized samples (16-bit: value >> 8, 10-bit: level >> 2)
+ *   before equalization
+ * * #gdouble `mean`, #guint `min`, #guint `max`: of those samples, in levels (10-bit formats: 0 to 1023)
  *
  * ## Example launch lines
  * |[
@@ -185,7 +187,8 @@ static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCudaFilter* filt
         order.blue = plane.componentChannel[GST_VIDEO_COMP_B];
     }
     // YUV planes: Y alone is a 1-channel view of plane 0 only when the plane holds nothing else.
-    cf::EqualizePlan plan = cf::EqualizePlan::make(desc, plane.type, channels, order);
+    cf::EqualizePlan plan =
+        cf::EqualizePlan::make(desc, plane.type, channels, order, channels == 1 ? plane.bits : cf::SampleBits{});
     if (auto* current = dynamic_cast<HistEqWork*>(config.current.get());
         current && current->retune(plan, plane.plane)) {
         GST_DEBUG_OBJECT(filter, "new values applied in place");

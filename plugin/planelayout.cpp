@@ -22,13 +22,17 @@ std::vector<PlaneLayout> planeLayouts(const GstVideoInfo& info) {
         const int depth = GST_VIDEO_FORMAT_INFO_DEPTH(finfo, comp);
         const int sampleBytes = depth > 8 ? 2 : 1;
         plane.type = depth > 8 ? SampleType::U16 : SampleType::U8;
+        plane.bits = {depth, int(GST_VIDEO_FORMAT_INFO_SHIFT(finfo, comp))};
         plane.width = GST_VIDEO_INFO_COMP_WIDTH(&info, comp);
         plane.height = GST_VIDEO_INFO_COMP_HEIGHT(&info, comp);
         plane.channels = GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, comp) / sampleBytes;
         plane.rowBytes = std::size_t(plane.width) * plane.channels * sampleBytes;
         plane.yuv = GST_VIDEO_FORMAT_INFO_IS_YUV(finfo);
         plane.rgb = GST_VIDEO_FORMAT_INFO_IS_RGB(finfo);
-        const int channel = GST_VIDEO_FORMAT_INFO_POFFSET(finfo, comp) / sampleBytes;
+        // Offsets are in bytes, except where GStreamer 1.22 counts them in samples: P010_10LE's and P016_LE's V has
+        // offset 1 in a 4-byte UV pair, i.e. the second 16-bit sample.
+        const int offset = int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, comp));
+        const int channel = offset % sampleBytes ? offset : offset / sampleBytes;
         plane.componentChannel[comp] = channel;
         const bool alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA(finfo) && comp == GST_VIDEO_COMP_A;
         if (!alpha) plane.colorMask |= 1u << channel;

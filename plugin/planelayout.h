@@ -13,6 +13,7 @@
 namespace gstcudafilters {
 
 using cudafilters::ImageView;
+using cudafilters::SampleBits;
 using cudafilters::SampleType;
 
 struct PlaneLayout {
@@ -21,6 +22,7 @@ struct PlaneLayout {
     int height = 0;
     int channels = 1;            // interleaved components (padding and alpha included): RGBA 4, RGB 3, NV12 UV 2
     SampleType type = SampleType::U8;
+    SampleBits bits;             // where the levels lie in the samples (P010: 10 bits at bit 6, I420_10LE: at bit 0)
     std::size_t rowBytes = 0;
     unsigned colorMask = 0;      // channels holding colour (R, G, B or Y, U, V), not alpha or padding
     bool luma = false;           // holds Y (YUV) or grey

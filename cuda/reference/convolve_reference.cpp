@@ -63,20 +63,20 @@ private:
     }
 
     int outputSample(const ImageView& src, int x, int y, int o) const {
-        const int maxValue = maxSampleValue(plan_.type);
+        const int maxValue = plan_.maxLevel(), shift = plan_.bits.shift;
         if (plan_.mode == ConvolveMode::MultiChannel) {
             double sum = 0;
             for (int c = 0; c < plan_.inputChannels; ++c)
                 sum += response(src, plan_.kernels[std::size_t(o) * plan_.inputChannels + c], x, y, c);
-            return finishSample(sum, plan_.bias, plan_.absolute, maxValue);
+            return finishSample(sum, plan_.bias, plan_.absolute, maxValue, shift);
         }
         if (plan_.combine == Combine::Channels)
-            return finishSample(response(src, plan_.kernels[o], x, y, 0), plan_.bias, plan_.absolute, maxValue);
+            return finishSample(response(src, plan_.kernels[o], x, y, 0), plan_.bias, plan_.absolute, maxValue, shift);
         if (!(plan_.channelMask & (1u << o))) return int(readSample(src, x, y, o));
         double combined = combineInit<double>(plan_.combine);
         for (const Kernel2D& k : plan_.kernels)
             combined = combineAdd(plan_.combine, combined, response(src, k, x, y, o));
-        return finishSample(combineFinish(plan_.combine, combined), plan_.bias, plan_.absolute, maxValue);
+        return finishSample(combineFinish(plan_.combine, combined), plan_.bias, plan_.absolute, maxValue, shift);
     }
 };
 

@@ -43,6 +43,7 @@ struct FormatCase {
     std::vector<PlaneSpec> planes;
     bool rgb = false;
     ChannelOrder order{};
+    SampleBits bits{};  // where the levels lie in the samples (10-bit formats)
 };
 
 inline const std::vector<FormatCase>& formatCases() {
@@ -65,6 +66,9 @@ inline const std::vector<FormatCase>& formatCases() {
         {"NV21", {{1, 1, true}, {2, 0x3, false}}},
         {"Y42B", {{1, 1, true}, {1, 1, false}, {1, 1, false}}},
         {"Y444", {{1, 1, true}, {1, 1, false}, {1, 1, false}}},
+        {"I420_10LE", {{1, 1, true}, {1, 1, false}, {1, 1, false}}, false, {}, SampleBits::low(10)},
+        {"P010_10LE", {{1, 1, true}, {2, 0x3, false}}, false, {}, SampleBits::high(10)},
+        {"P016_LE", {{1, 1, true}, {2, 0x3, false}}, false, {}, SampleBits::full()},
     };
     return cases;
 }
@@ -105,13 +109,25 @@ inline GstHarness* makeHarness(const char* factory, const std::vector<std::strin
     return h;
 }
 
-// A frame in the default layout (rows padded as GStreamer pads them) with random samples and poisoned padding.
+// A frame in the default layout (rows padded as GStreamer pads them) with random samples and poisoned padding. Formats
+// of fewer significant bits than their 16-bit container get valid samples only (I420_10LE below 1024, P010_10LE with
+// its low 6 bits zero).
 inline GstBuffer* randomFrame(const GstVideoInfo& info, std::uint32_t seed, GstClockTime pts = GST_CLOCK_TIME_NONE) {
     GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
     GstMapInfo map;
     gst_buffer_map(buffer, &map, GST_MAP_WRITE);
     std::mt19937 rng(seed);
     for (gsize i = 0; i < map.size; ++i) map.data[i] = std::uint8_t(rng());
+    const int depth = GST_VIDEO_INFO_COMP_DEPTH(&info, 0), shift = int(GST_VIDEO_FORMAT_INFO_SHIFT(info.finfo, 0));
+    if (depth > 8 && depth < 16) {
+        const std::uint16_t mask = std::uint16_t(((1u << depth) - 1u) << shift);
+        for (gsize i = 0; i + 1 < map.size; i += 2) {
+            std::uint16_t v;
+            std::memcpy(&v, map.data + i, 2);
+            v &= mask;
+            std::memcpy(map.data + i, &v, 2);
+        }
+    }
     gst_buffer_unmap(buffer, &map);
     GST_BUFFER_PTS(buffer) = pts;
     GST_BUFFER_DURATION(buffer) = gst_util_uint64_scale_int(GST_SECOND, info.fps_d, info.fps_n ? info.fps_n : 30);

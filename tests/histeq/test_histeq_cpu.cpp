@@ -290,6 +290,38 @@ TEST(HisteqCpu, BackendsMatchAnIndependentOracleEverywhere) {
             }
 }
 
+TEST(HisteqCpu, TenBitSamplesUseOneBinPerLevel) {
+    // I420_10LE (levels in the low bits) and P010_10LE (high bits): the oracle on 1024 levels, stored back in the
+    // container's bits; the top level is 1023 whatever the layout.
+    for (SampleBits bits : {SampleBits::low(10), SampleBits::high(10)})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 2, 3)})
+            for (double alpha : {0.0, 0.7}) {
+                d.smoothing = alpha;
+                OracleEqualizer oracle(d, 1024);
+                auto ref = makeEqualizer(d, SampleType::U16, 1, Backend::Reference, {}, bits);
+                auto cpu = makeEqualizer(d, SampleType::U16, 1, Backend::Cpu, {}, bits);
+                for (int frame = 0; frame < 3; ++frame) {
+                    HostImage src(70, 45, 1, SampleType::U16);
+                    fillPattern(src, frame % 2 ? Pattern::Blobs : Pattern::Random, 40 + frame);
+                    toTenBit(src, bits);
+                    const HostImage expected = shiftedRight(oracle.process(shiftedRight(src, bits.shift)), -bits.shift);
+                    for (auto* eq : {ref.get(), cpu.get()}) {
+                        const HostImage out = run(*eq, src);
+                        const Difference diff = compareImages(expected, out);
+                        EXPECT_EQ(diff.differing, 0) << (eq == cpu.get() ? "cpu " : "reference ") << bits.shift
+                                                     << " " << equalizeModeName(d.mode) << " alpha " << alpha
+                                                     << " frame " << frame << ": " << describe(diff);
+                        double top = 0;
+                        for (int y = 0; y < out.height(); ++y)
+                            for (int x = 0; x < out.width(); ++x) top = std::max(top, out.sample(x, y, 0));
+                        if (d.mode == EqualizeMode::Global && frame != 1) EXPECT_EQ(top, double(1023 << bits.shift));
+                    }
+                }
+            }
+    EXPECT_THROW(EqualizePlan::make({}, SampleType::U16, 3, ChannelOrder::rgb(), SampleBits::low(10)),
+                 InvalidArgument);
+}
+
 TEST(HisteqCpu, Global16BitUsesAFullLevelHistogram) {
     // 16-bit global = equalizeHist's formula over 65536 bins: a uniform frame is unchanged, the output is monotone
     // and spans 0..65535, and a frame of two levels maps to 0 and 65535.

@@ -74,6 +74,7 @@ struct ConvolvePlan {
     Border border = Border::Reflect101;
     float borderValue = 0;
     SampleType type = SampleType::U8;
+    SampleBits bits;                // resolved: where the levels lie in the samples (P010: 10 bits at bit 6)
     int inputChannels = 1;
     int outputChannels = 1;
     unsigned channelMask = 0xF;     // restricted to the input's channels
@@ -88,8 +89,11 @@ struct ConvolvePlan {
     // backend's retune requires; a backend may require more (the CUDA one: the same kernel path).
     bool sameShape(const ConvolvePlan& other) const;
 
-    // Throws InvalidArgument with a message a user can act on.
-    static ConvolvePlan make(const ConvolveDesc& desc, SampleType type, int inputChannels);
+    int maxLevel() const { return cudafilters::maxLevel(bits); }
+
+    // Throws InvalidArgument with a message a user can act on. Bias and border value stay in container units (a P010
+    // mid-grey is 32768, an I420_10LE one 512); results are rounded to a level and saturated at maxLevel() levels.
+    static ConvolvePlan make(const ConvolveDesc& desc, SampleType type, int inputChannels, SampleBits bits = {});
 };
 
 // Checks a src/dst pair against a plan: sizes match, types and channel counts as the plan expects.
@@ -117,8 +121,8 @@ protected:
 
 std::unique_ptr<Convolver> makeConvolver(ConvolvePlan plan, Backend backend);
 inline std::unique_ptr<Convolver> makeConvolver(const ConvolveDesc& desc, SampleType type, int channels,
-                                                Backend backend) {
-    return makeConvolver(ConvolvePlan::make(desc, type, channels), backend);
+                                                Backend backend, SampleBits bits = {}) {
+    return makeConvolver(ConvolvePlan::make(desc, type, channels, bits), backend);
 }
 
 // Factories of the individual backends (declared for tests and benchmarks).

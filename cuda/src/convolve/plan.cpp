@@ -92,10 +92,10 @@ bool ConvolvePlan::sameShape(const ConvolvePlan& other) const {
            kernelHeight == other.kernelHeight && separable == other.separable && row.size() == other.row.size() &&
            column.size() == other.column.size() && mode == other.mode && combine == other.combine &&
            type == other.type && inputChannels == other.inputChannels && outputChannels == other.outputChannels &&
-           channelMask == other.channelMask && border == other.border;
+           channelMask == other.channelMask && border == other.border && bits == other.bits;
 }
 
-ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int inputChannels) {
+ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int inputChannels, SampleBits bits) {
     if (inputChannels < 1 || inputChannels > 4)
         throw InvalidArgument("images have 1 to 4 channels, not " + std::to_string(inputChannels));
     requireFinite(desc.divisor, "divisor");
@@ -109,6 +109,7 @@ ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int i
     plan.border = desc.border;
     plan.borderValue = static_cast<float>(desc.borderValue);
     plan.type = type;
+    plan.bits = resolveBits(type, bits);
     plan.inputChannels = inputChannels;
     plan.combine = desc.combine;
     plan.algorithm = desc.algorithm;

@@ -10,7 +10,8 @@ namespace cudafilters {
 const char* equalizeModeName(EqualizeMode mode) { return mode == EqualizeMode::Global ? "global" : "clahe"; }
 const char* colorModeName(ColorMode mode) { return mode == ColorMode::Luma ? "luma" : "per-channel"; }
 
-EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order) {
+EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order,
+                                SampleBits bits) {
     if (channels != 1 && channels != 3 && channels != 4)
         throw InvalidArgument("histogram equalization supports 1, 3 or 4 interleaved channels, not " +
                               std::to_string(channels));
@@ -43,6 +44,11 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
     plan.colorMode = desc.colorMode;
     plan.statistics = desc.statistics;
     plan.type = type;
+    plan.bits = resolveBits(type, bits);
+    if (!(plan.bits == resolveBits(type, {})) && (channels != 1 || plan.bits.depth < 8))
+        throw InvalidArgument("histogram equalization of " + std::to_string(plan.bits.depth) +
+                              "-bit samples inside " + sampleTypeName(type) +
+                              " needs one channel and at least 8 bits");
     plan.channels = channels;
     plan.order = channels == 1 ? ChannelOrder{} : order;
     const long long tableEntries = static_cast<long long>(plan.tilesX) * plan.tilesY * plan.bins();
@@ -56,7 +62,7 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
 }
 
 bool EqualizePlan::sameShape(const EqualizePlan& other) const {
-    return mode == other.mode && type == other.type && channels == other.channels && order.red == other.order.red &&
+    return mode == other.mode && type == other.type && bits == other.bits && channels == other.channels && order.red == other.order.red &&
            order.green == other.order.green && order.blue == other.order.blue && colorMode == other.colorMode &&
            smoothTarget == other.smoothTarget && statistics == other.statistics &&
            (smoothing > 0.0f) == (other.smoothing > 0.0f);

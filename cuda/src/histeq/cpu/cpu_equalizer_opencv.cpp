@@ -28,6 +28,7 @@ void equalizePlane(const EqualizePlan& plan, const cv::Mat& src, cv::Mat& dst) {
 
 bool equalizeWithLibrary(const EqualizePlan& plan, const ImageView& src, const ImageView& dst) {
     if (plan.mode == EqualizeMode::Global && plan.type != SampleType::U8) return false;  // equalizeHist is 8-bit only
+    if (plan.bins() != 1 << (8 * int(sampleSize(plan.type)))) return false;  // OpenCV bins the whole container
     cv::Mat in = wrap(src), out = wrap(dst);
     if (plan.channels == 1) {
         equalizePlane(plan, in, out);

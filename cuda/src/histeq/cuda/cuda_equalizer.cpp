@@ -92,6 +92,9 @@ public:
         p.width = src.width;
         p.height = src.height;
         p.u16 = plan_.type == SampleType::U16;
+        p.bins = plan_.bins();
+        p.shift = plan_.bits.shift;
+        p.statsShift = plan_.bits.depth - 8;
         p.channels = plan_.channels;
         p.kind = plan_.channels == 1                    ? HisteqKind::Plane
                  : plan_.colorMode == ColorMode::Luma ? HisteqKind::Luma
