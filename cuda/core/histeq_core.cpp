@@ -255,6 +255,8 @@ void extractPlanes(const EqualizePlan& plan, const ImageView& src, std::vector<s
             const std::size_t i = std::size_t(y) * src.width + x;
             if (plan.channels == 1) {
                 planes[0][i] = std::uint16_t(std::min(sampleAt(src, x, y, 0) >> plan.bits.shift, maxValue));
+            } else if (plan.channels == 2) {
+                planes[0][i] = std::uint16_t(sampleAt(src, x, y, plan.lumaChannel));
             } else if (k == 1) {
                 planes[0][i] = std::uint16_t(rgbToYCrCb(sampleAt(src, x, y, rgb[0]), sampleAt(src, x, y, rgb[1]),
                                                         sampleAt(src, x, y, rgb[2]), maxValue).y);
@@ -274,6 +276,12 @@ void rebuildFrame(const EqualizePlan& plan, const ImageView& src, const std::vec
             const std::size_t i = std::size_t(y) * src.width + x;
             if (plan.channels == 1) {
                 setSampleAt(dst, x, y, 0, planes[0][i] << plan.bits.shift);
+                continue;
+            }
+            if (plan.channels == 2) {
+                const int chroma = 1 - plan.lumaChannel;
+                setSampleAt(dst, x, y, chroma, sampleAt(src, x, y, chroma));
+                setSampleAt(dst, x, y, plan.lumaChannel, planes[0][i]);
                 continue;
             }
             const int a = alpha >= 0 ? sampleAt(src, x, y, alpha) : 0;

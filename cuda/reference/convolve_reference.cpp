@@ -38,7 +38,7 @@ public:
         for (int y = 0; y < src.height; ++y)
             for (int x = 0; x < src.width; ++x)
                 for (int o = 0; o < outChannels; ++o)
-                    writeSample(dst, x, y, o, out[(std::size_t(y) * src.width + x) * outChannels + o]);
+                    if (written(o)) writeSample(dst, x, y, o, out[(std::size_t(y) * src.width + x) * outChannels + o]);
     }
 
     bool retune(const ConvolvePlan& plan) override {
@@ -48,6 +48,12 @@ public:
     }
 
 private:
+    // Filter mode: channels neither filtered nor copied are left as they are in dst.
+    bool written(int o) const {
+        return plan_.mode != ConvolveMode::Filter || plan_.combine == Combine::Channels ||
+               ((plan_.channelMask | plan_.copyMask) >> o & 1u);
+    }
+
     double response(const ImageView& src, const Kernel2D& k, int x, int y, int c) const {
         const int ax = k.width / 2, ay = k.height / 2;
         double sum = 0;

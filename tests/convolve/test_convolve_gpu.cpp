@@ -3,6 +3,7 @@
 // poisoned padding (checked untouched on the device), outputs are poisoned before each run, and the result is
 // downloaded into a poisoned host image. Without a CUDA device every test is skipped.
 #include "cuda_test_images.hpp"
+#include "copy_mask_cases.hpp"
 #include "sample_bits_cases.hpp"
 
 #include <cudafilters/device.hpp>
@@ -273,6 +274,29 @@ TEST_P(CudaSampleBits, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, CudaSampleBits, ::testing::ValuesIn(bitsCases()),
+                         [](const auto& info) { return info.param.name; });
+
+namespace {
+class CudaCopyMask : public ::testing::TestWithParam<CopyMaskCase> {};
+}  // namespace
+
+// Packed 4:2:2 passes on every kernel path: channels outside channelMask and copyMask keep what dst held (the device
+// output rows are poisoned with kOutputPoison before the run), copied ones equal the source.
+TEST_P(CudaCopyMask, LeavesTheOtherChannels) {
+    SKIP_WITHOUT_DEVICE();
+    const CopyMaskCase& c = GetParam();
+    for (const auto& [w, h] : {std::pair{1, 1}, {7, 3}, {193, 97}, {1920, 1080}})
+        for (bool oddPitch : {false, true}) {
+            HostImage src(w, h, c.channels, SampleType::U8);
+            src.fillRandom(std::uint32_t(w + 7 * h));
+            const ConvolvePlan plan = ConvolvePlan::make(c.desc, SampleType::U8, c.channels);
+            expectCopyMask(c, src, runCuda(plan, src, oddPitch), kOutputPoison,
+                           std::string("cuda (") + cudaPath(plan, w, h) + ") " + std::to_string(w) + "x" +
+                               std::to_string(h) + (oddPitch ? " odd pitch" : ""));
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CudaCopyMask, ::testing::ValuesIn(copyMaskCases()),
                          [](const auto& info) { return info.param.name; });
 
 #ifdef CUDAFILTERS_HAVE_CUDA

@@ -44,6 +44,9 @@ struct FormatCase {
     bool rgb = false;
     ChannelOrder order{};
     SampleBits bits{};  // where the levels lie in the samples (10-bit formats)
+    int pairsLuma = -1; // packed 4:2:2 (plane 0 = 4-channel macropixels): Y's channel in a Y/chroma pair, else -1
+    bool packed422() const { return pairsLuma >= 0; }
+    unsigned chromaMask() const { return 0xFu & ~(0x5u << pairsLuma); }
 };
 
 inline const std::vector<FormatCase>& formatCases() {
@@ -69,6 +72,9 @@ inline const std::vector<FormatCase>& formatCases() {
         {"I420_10LE", {{1, 1, true}, {1, 1, false}, {1, 1, false}}, false, {}, SampleBits::low(10)},
         {"P010_10LE", {{1, 1, true}, {2, 0x3, false}}, false, {}, SampleBits::high(10)},
         {"P016_LE", {{1, 1, true}, {2, 0x3, false}}, false, {}, SampleBits::full()},
+        {"YUY2", {{4, 0xF, true}}, false, {}, {}, 0},
+        {"UYVY", {{4, 0xF, true}}, false, {}, {}, 1},
+        {"YVYU", {{4, 0xF, true}}, false, {}, {}, 0},
     };
     return cases;
 }
@@ -134,15 +140,15 @@ inline GstBuffer* randomFrame(const GstVideoInfo& info, std::uint32_t seed, GstC
     return buffer;
 }
 
-// Plane p of a mapped frame as a host image (its own copy).
+// Plane p of a mapped frame as a host image (its own copy): `channels` samples per pixel, the plane's narrowest
+// component's width (packed 4:2:2: the macropixels).
 inline HostImage planeImage(const GstVideoFrame& frame, int plane, int channels) {
     const GstVideoFormatInfo* finfo = frame.info.finfo;
-    int comp = 0;
+    int comp = -1;
     for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS(finfo); ++c)
-        if (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) == guint(plane)) {
+        if (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) == guint(plane) &&
+            (comp < 0 || GST_VIDEO_FRAME_COMP_WIDTH(&frame, c) < GST_VIDEO_FRAME_COMP_WIDTH(&frame, comp)))
             comp = int(c);
-            break;
-        }
     const int width = GST_VIDEO_FRAME_COMP_WIDTH(&frame, comp);
     const int height = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, comp);
     const SampleType type = GST_VIDEO_FORMAT_INFO_DEPTH(finfo, comp) > 8 ? SampleType::U16 : SampleType::U8;
@@ -151,6 +157,19 @@ inline HostImage planeImage(const GstVideoFrame& frame, int plane, int channels)
     const std::size_t stride = std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, plane));
     for (int y = 0; y < height; ++y) std::memcpy(image.bytes() + y * image.pitch(), data + y * stride, image.rowBytes());
     return image;
+}
+
+// Packed 4:2:2 as 1-channel Y (width × height) and back: pixel x's Y is in macropixel x / 2, channel pairsLuma +
+// 2 · (x % 2).
+inline HostImage extractY(const FormatCase& fc, const HostImage& macro, int width) {
+    HostImage y(width, macro.height(), 1, macro.type());
+    for (int r = 0; r < macro.height(); ++r)
+        for (int x = 0; x < width; ++x) y.setSample(x, r, 0, macro.sample(x / 2, r, fc.pairsLuma + 2 * (x % 2)));
+    return y;
+}
+inline void insertY(const FormatCase& fc, const HostImage& y, HostImage& macro) {
+    for (int r = 0; r < y.height(); ++r)
+        for (int x = 0; x < y.width(); ++x) macro.setSample(x / 2, r, fc.pairsLuma + 2 * (x % 2), y.sample(x, r, 0));
 }
 
 // Collects GLib warnings (g_warning from the element or GObject's property checks).

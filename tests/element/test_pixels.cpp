@@ -19,6 +19,36 @@ struct Size2 {
 };
 const Size2 kSizes[] = {{385, 289}, {7, 3}, {1, 1}};
 
+// kSizes[index] for `format`: packed 4:2:2 takes even widths only (odd ones are refused, see test_packed422.cpp).
+Size2 frameSize(const std::string& format, int index) {
+    Size2 s = kSizes[index];
+    if (formatCase(format).packed422()) s.width += s.width % 2;
+    return s;
+}
+
+// What cudaconvolve makes of a packed 4:2:2 plane: Y filtered as a plane of its own, chroma copied, or with
+// planes=all U and V filtered as half-width planes of their own (U with U neighbours, V with V).
+HostImage packedExpected(const FormatCase& fc, const ConvolveDesc& base, const HostImage& src, int width,
+                         bool allPlanes) {
+    HostImage expected = src;
+    ConvolveDesc plane = base;
+    plane.channelMask = 1;
+    HostImage y = extractY(fc, src, width), yOut = y;
+    makeReferenceConvolver(ConvolvePlan::make(plane, y.type(), 1))->process(y.view(), yOut.view());
+    insertY(fc, yOut, expected);
+    if (!allPlanes) return expected;
+    for (int c = 0; c < 4; ++c) {
+        if (!(fc.chromaMask() >> c & 1u)) continue;
+        HostImage chroma(src.width(), src.height(), 1, src.type()), chromaOut = chroma;
+        for (int r = 0; r < src.height(); ++r)
+            for (int x = 0; x < src.width(); ++x) chroma.setSample(x, r, 0, src.sample(x, r, c));
+        makeReferenceConvolver(ConvolvePlan::make(plane, chroma.type(), 1))->process(chroma.view(), chromaOut.view());
+        for (int r = 0; r < src.height(); ++r)
+            for (int x = 0; x < src.width(); ++x) expected.setSample(x, r, c, chromaOut.sample(x, r, 0));
+    }
+    return expected;
+}
+
 struct ConvolveConfig {
     const char* name;
     std::vector<std::string> props;
@@ -101,7 +131,7 @@ class ConvolvePixels : public ::testing::TestWithParam<std::tuple<std::string, i
 TEST_P(ConvolvePixels, MatchesReferencePerPlane) {
     const auto& [format, sizeIndex, configIndex] = GetParam();
     const FormatCase& fc = formatCase(format);
-    const Size2 size = kSizes[sizeIndex];
+    const Size2 size = frameSize(format, sizeIndex);
     const ConvolveConfig& config = convolveConfigs()[std::size_t(configIndex)];
     const GstVideoInfo info = videoInfo(format, size.width, size.height);
 
@@ -119,7 +149,9 @@ TEST_P(ConvolvePixels, MatchesReferencePerPlane) {
             HostImage src = planeImage(in, int(p), spec.channels);
             HostImage got = planeImage(out, int(p), spec.channels);
             HostImage expected = src;
-            if (planeFiltered(fc, p, config.allPlanes)) {
+            if (fc.packed422()) {
+                expected = packedExpected(fc, config.desc, src, size.width, config.allPlanes);
+            } else if (planeFiltered(fc, p, config.allPlanes)) {
                 ConvolveDesc desc = config.desc;
                 desc.channelMask = spec.colorMask;
                 ConvolvePlan plan = ConvolvePlan::make(desc, src.type(), spec.channels, fc.bits);
@@ -146,7 +178,8 @@ std::vector<std::string> formatNames() {
 }
 
 std::string caseName(const std::string& format, int size, const std::string& rest) {
-    return format + "_" + std::to_string(kSizes[size].width) + "x" + std::to_string(kSizes[size].height) + "_" + rest;
+    const Size2 s = frameSize(format, size);
+    return format + "_" + std::to_string(s.width) + "x" + std::to_string(s.height) + "_" + rest;
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, ConvolvePixels,
@@ -199,7 +232,7 @@ class HistEqPixels : public ::testing::TestWithParam<std::tuple<std::string, int
 TEST_P(HistEqPixels, MatchesReference) {
     const auto& [format, sizeIndex, configIndex] = GetParam();
     const FormatCase& fc = formatCase(format);
-    const Size2 size = kSizes[sizeIndex];
+    const Size2 size = frameSize(format, sizeIndex);
     const HistEqConfig& config = histeqConfigs()[std::size_t(configIndex)];
     const GstVideoInfo info = videoInfo(format, size.width, size.height);
 
@@ -228,6 +261,9 @@ TEST_P(HistEqPixels, MatchesReference) {
                 ASSERT_EQ(src.type(), SampleType::U8) << format;
                 if (!colorOracle) colorOracle = std::make_unique<cudafilters::test::OracleColorEqualizer>(desc, fc.order);
                 expected = colorOracle->process(src);
+            } else if (p == 0 && fc.packed422()) {  // Y as a plane of its own, chroma kept
+                if (!planeOracle) planeOracle = std::make_unique<cudafilters::test::OracleEqualizer>(desc, src.type());
+                insertY(fc, planeOracle->process(extractY(fc, src, size.width)), expected);
             } else if (p == 0) {
                 // On levels: sample >> shift, one bin per level of the format's depth, stored back as level << shift.
                 ASSERT_EQ(src.channels(), 1) << format;

@@ -105,8 +105,8 @@ EqualizeDesc clahe(double clip, int tx, int ty) {
 
 // CUDA against the reference and the CPU backend, aligned and odd pitches.
 void expectCudaExact(const EqualizeDesc& d, SampleType t, int channels, ChannelOrder order, HostImage& src,
-                     const std::string& what, SampleBits bits = {}) {
-    const auto plan = EqualizePlan::make(d, t, channels, order, bits);
+                     const std::string& what, SampleBits bits = {}, int lumaChannel = 0) {
+    const auto plan = EqualizePlan::make(d, t, channels, order, bits, lumaChannel);
     auto ref = makeReferenceEqualizer(plan);
     HostImage expected = runHost(*ref, src);
     if (d.smoothing == 0) {
@@ -208,6 +208,22 @@ TEST(HisteqGpu, TenBitMatchesReference) {
             EXPECT_EQ(e.max, g.max);
         }
     }
+}
+
+// Packed 4:2:2 as Y/chroma pairs (2 u8 channels, Y at 0 or 1): Y equalized, chroma kept.
+TEST(HisteqGpu, LumaPairsMatchReference) {
+    REQUIRE_GPU();
+    for (Size2 s : std::vector<Size2>{{1, 1}, {98, 45}, {1920, 1080}})
+        for (int luma : {0, 1})
+            for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 1, 1)}) {
+                if (d.mode == EqualizeMode::Clahe && (d.tilesX > s.w || d.tilesY > s.h)) continue;
+                HostImage src(s.w, s.h, 2, SampleType::U8);
+                fillPattern(src, Pattern::Blobs, 3 + luma);
+                expectCudaExact(d, SampleType::U8, 2, {}, src,
+                                "pairs " + sizeName(s) + " Y at " + std::to_string(luma) + " " +
+                                    equalizeModeName(d.mode),
+                                {}, luma);
+            }
 }
 
 TEST(HisteqGpu, ColourModesMatchReference) {

@@ -55,6 +55,9 @@ struct ConvolveDesc {
     double borderValue = 0;         // for Border::Constant, in sample units
     Combine combine = Combine::Magnitude;
     unsigned channelMask = 0xF;     // Filter mode: bit c set = channel c filtered, else copied
+    // Filter mode, of the channels not filtered: bit c set = copied from src, clear = left as it is in dst. A second
+    // pass over other channels of the same pixels clears it (packed 4:2:2: luma pass, then chroma pass).
+    unsigned copyMask = 0xF;
     ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
 };
 
@@ -78,14 +81,15 @@ struct ConvolvePlan {
     int inputChannels = 1;
     int outputChannels = 1;
     unsigned channelMask = 0xF;     // restricted to the input's channels
+    unsigned copyMask = 0xF;        // restricted to the input's channels not in channelMask (Filter mode)
     int kernelWidth = 0;            // all kernels share one size
     int kernelHeight = 0;
     ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
 
     int bankSize() const { return mode == ConvolveMode::Filter ? int(kernels.size()) : 1; }
-    bool isIdentity() const;        // output == input for every pixel
+    bool isIdentity() const;        // output == input for every pixel (every channel filtered or copied)
     // True when `other` differs from this plan in values only (taps, bias, absolute, border value): same kernel count
-    // and sizes, mode, combine, sample type, channel counts and mask, border rule and separability. What every
+    // and sizes, mode, combine, sample type, channel counts and masks, border rule and separability. What every
     // backend's retune requires; a backend may require more (the CUDA one: the same kernel path).
     bool sameShape(const ConvolvePlan& other) const;
 

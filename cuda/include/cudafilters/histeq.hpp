@@ -81,6 +81,7 @@ struct EqualizePlan {
     SampleBits bits;  // resolved
     int channels = 1;
     ChannelOrder order{};
+    int lumaChannel = 0;  // 2 channels (packed 4:2:2 seen as Y/chroma pairs): the channel equalized, the other kept
 
     int bins() const { return 1 << bits.depth; }
     int tiles() const { return mode == EqualizeMode::Clahe ? tilesX * tilesY : 1; }
@@ -89,14 +90,14 @@ struct EqualizePlan {
     // smoothing target and statistics are the same. What every backend's retune requires besides a tile grid that
     // fits its tables.
     bool sameShape(const EqualizePlan& other) const;
-    // Channels the histogram is taken of: 1 (a plane, or Y in luma mode) or 3 (per-channel mode).
-    int equalizedChannels() const { return channels == 1 || colorMode == ColorMode::Luma ? 1 : 3; }
+    // Channels the histogram is taken of: 1 (a plane, Y of Y/chroma pairs, or Y in luma mode) or 3 (per-channel mode).
+    int equalizedChannels() const { return channels <= 2 || colorMode == ColorMode::Luma ? 1 : 3; }
 
-    // Throws InvalidArgument with a message a user can act on (u8/u16 only; 1, 3 or 4 channels; distinct channel
-    // indices inside the pixel; clip ≥ 0 and finite; tiles in [1, kMaxTiles]; CLAHE tiles × bins ≤
+    // Throws InvalidArgument with a message a user can act on (u8/u16 only; 1, 3 or 4 channels, or 2 u8 channels of
+    // which lumaChannel is equalized (YUY2, UYVY, YVYU as pixel pairs); distinct channel indices inside the pixel; clip ≥ 0 and finite; tiles in [1, kMaxTiles]; CLAHE tiles × bins ≤
     // kMaxClaheTableEntries; α in [0, 1); SampleBits other than the full container only for 1 channel, 8 to 16 bits).
     static EqualizePlan make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order = {},
-                             SampleBits bits = {});
+                             SampleBits bits = {}, int lumaChannel = 0);
 };
 
 // Checks a src/dst pair against a plan: equal sizes, the plan's type and channels, and for CLAHE tiles ≤ the frame's

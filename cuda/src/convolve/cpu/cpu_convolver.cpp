@@ -82,7 +82,7 @@ private:
             const bool filtered = plan_.mode == ConvolveMode::MultiChannel || plan_.combine == Combine::Channels ||
                                   (plan_.channelMask & (1u << o));
             if (!filtered) {
-                if (src.data != dst.data) copyChannel<T>(src, dst, o);
+                if (src.data != dst.data && (plan_.copyMask >> o & 1u)) copyChannel<T>(src, dst, o);
                 continue;
             }
             accumulate(o, pixels);

@@ -28,7 +28,8 @@ struct ConvFrame {
     int absolute = 0;
     int maxLevel = 255; // the plan's SampleBits: results saturate at maxLevel levels, stored as level << shift
     int shift = 0;
-    unsigned mask = 1;  // channels filtered (Filter mode); the others are copied
+    unsigned mask = 1;  // channels filtered (Filter mode); of the others, those in `copy` are copied
+    unsigned copy = 0;  // the others are left as they are in dst
     int vectorRows = 0; // 1 channel, source pointer and pitch aligned to 4 samples: tiles load in words
 };
 

@@ -34,6 +34,14 @@ bool equalizeWithLibrary(const EqualizePlan& plan, const ImageView& src, const I
         equalizePlane(plan, in, out);
         return true;
     }
+    if (plan.channels == 2) {  // Y/chroma pairs: Y extracted, equalized and put back, chroma kept
+        cv::Mat y, equalized;
+        cv::extractChannel(in, y, plan.lumaChannel);
+        equalizePlane(plan, y, equalized);
+        if (src.data != dst.data) in.copyTo(out);
+        cv::insertChannel(equalized, out, plan.lumaChannel);
+        return true;
+    }
     const int depth = plan.type == SampleType::U8 ? CV_8U : CV_16U;
     cv::Mat rgb(in.rows, in.cols, CV_MAKETYPE(depth, 3));
     const int toRgb[] = {plan.order.red, 0, plan.order.green, 1, plan.order.blue, 2};

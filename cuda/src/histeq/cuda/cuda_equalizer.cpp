@@ -96,9 +96,10 @@ public:
         p.shift = plan_.bits.shift;
         p.statsShift = plan_.bits.depth - 8;
         p.channels = plan_.channels;
-        p.kind = plan_.channels == 1                    ? HisteqKind::Plane
+        p.kind = plan_.channels <= 2                    ? HisteqKind::Plane
                  : plan_.colorMode == ColorMode::Luma ? HisteqKind::Luma
                                                         : HisteqKind::PerChannel;
+        p.lumaChannel = plan_.lumaChannel;
         p.red = plan_.order.red;
         p.green = plan_.order.green;
         p.blue = plan_.order.blue;

@@ -48,13 +48,16 @@ template <int kMax> __device__ __forceinline__ int lumaOf(int r, int g, int b) {
     return clampTo(descale(r * 4899 + g * 9617 + b * 1868), kMax);
 }
 
-// The values that are equalized for one pixel: the sample, Y, or R, G, B.
+// The values that are equalized for one pixel: the sample (as a level of its depth), Y of a Y/chroma pair or of
+// RGB, or R, G, B.
 template <typename T, int CH, HisteqKind KIND>
 __device__ __forceinline__ void pixelValues(const T* px, const HisteqParams& p, int (&v)[equalizedChannels(KIND)]) {
     if constexpr (CH == 1 && sizeof(T) == 1) {
         v[0] = px[0];
     } else if constexpr (CH == 1) {
         v[0] = min(int(px[0]) >> p.shift, p.bins - 1);  // levels above a 10-bit depth saturate
+    } else if constexpr (CH == 2) {
+        v[0] = px[p.lumaChannel];
     } else if constexpr (KIND == HisteqKind::Luma) {
         v[0] = lumaOf<SampleTraits<T>::kMax>(px[p.red], px[p.green], px[p.blue]);
     } else {
@@ -486,7 +489,9 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
         T o[CH];
 #pragma unroll
         for (int c = 0; c < CH; ++c) o[c] = px[c];  // alpha / padding kept
-        if constexpr (KIND == HisteqKind::Luma) {
+        if constexpr (CH == 2) {
+            o[p.lumaChannel] = T(e[0]);
+        } else if constexpr (KIND == HisteqKind::Luma) {
             const int r = px[p.red], g = px[p.green], b = px[p.blue];
             constexpr int kHalf = (kMax + 1) / 2;
             const int yOld = descale(r * 4899 + g * 9617 + b * 1868);
@@ -611,6 +616,9 @@ void dispatchLayout(const HisteqParams& p, cudaStream_t stream) {
     const bool luma = p.kind == HisteqKind::Luma;
     switch (p.channels) {
     case 1: F<T, 1, HisteqKind::Plane>::run(p, stream); break;
+    case 2:  // Y/chroma pairs of packed 4:2:2, u8 only (EqualizePlan::make)
+        if constexpr (sizeof(T) == 1) F<T, 2, HisteqKind::Plane>::run(p, stream);
+        break;
     case 3:
         if (luma) F<T, 3, HisteqKind::Luma>::run(p, stream);
         else F<T, 3, HisteqKind::PerChannel>::run(p, stream);

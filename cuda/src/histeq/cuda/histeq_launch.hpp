@@ -33,6 +33,7 @@ struct HisteqParams {
     int channels = 1;
     HisteqKind kind = HisteqKind::Plane;
     int red = 0, green = 1, blue = 2;
+    int lumaChannel = 0;  // 2 channels (Y/chroma pairs of packed 4:2:2): the channel equalized
     // geometry: global = one tile of the frame's size
     bool clahe = false;
     int tilesX = 1, tilesY = 1;
