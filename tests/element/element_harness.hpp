@@ -4,6 +4,7 @@
 // cuda on the GPU host), random frames, planes as host images, captured warnings and bus messages.
 #include "test_images.hpp"
 
+#include <cudafilters/convolve.hpp>
 #include <cudafilters/device.hpp>
 #include <cudafilters/histeq.hpp>
 
@@ -170,6 +171,29 @@ inline HostImage extractY(const FormatCase& fc, const HostImage& macro, int widt
 inline void insertY(const FormatCase& fc, const HostImage& y, HostImage& macro) {
     for (int r = 0; r < y.height(); ++r)
         for (int x = 0; x < y.width(); ++x) macro.setSample(x / 2, r, fc.pairsLuma + 2 * (x % 2), y.sample(x, r, 0));
+}
+
+// What cudaconvolve makes of a packed 4:2:2 plane: Y filtered as a plane of its own, chroma copied, or with
+// planes=all U and V filtered as half-width planes of their own (U with U neighbours, V with V).
+inline HostImage packedExpected(const FormatCase& fc, const ConvolveDesc& base, const HostImage& src, int width,
+                         bool allPlanes) {
+    HostImage expected = src;
+    ConvolveDesc plane = base;
+    plane.channelMask = 1;
+    HostImage y = extractY(fc, src, width), yOut = y;
+    makeReferenceConvolver(ConvolvePlan::make(plane, y.type(), 1))->process(y.view(), yOut.view());
+    insertY(fc, yOut, expected);
+    if (!allPlanes) return expected;
+    for (int c = 0; c < 4; ++c) {
+        if (!(fc.chromaMask() >> c & 1u)) continue;
+        HostImage chroma(src.width(), src.height(), 1, src.type()), chromaOut = chroma;
+        for (int r = 0; r < src.height(); ++r)
+            for (int x = 0; x < src.width(); ++x) chroma.setSample(x, r, 0, src.sample(x, r, c));
+        makeReferenceConvolver(ConvolvePlan::make(plane, chroma.type(), 1))->process(chroma.view(), chromaOut.view());
+        for (int r = 0; r < src.height(); ++r)
+            for (int x = 0; x < src.width(); ++x) expected.setSample(x, r, c, chromaOut.sample(x, r, 0));
+    }
+    return expected;
 }
 
 // Collects GLib warnings (g_warning from the element or GObject's property checks).
