@@ -10,7 +10,12 @@
  * saturated — exactly as the engine's reference, on the GPU or, without one, on the CPU.
  *
  * Colour channels are filtered and alpha or padding copied; for YUV formats #GstCudaConvolve:planes chooses the
- * luma plane only (chroma copied) or every plane. An identity kernel makes the element passthrough.
+ * luma plane only (chroma copied) or every plane; packed 4:2:2 (YUY2, UYVY, YVYU, as cameras deliver it) is filtered
+ * in place in its packing, Y with Y neighbours and, with `planes=all`, U with U and V with V as half-width planes
+ * (even widths only). 10-bit formats keep their container's layout: results are rounded
+ * to a 10-bit level and saturated at 1023 (I420_10LE, in the low bits) or 1023 << 6 = 65472 (P010_10LE, low 6 bits
+ * zero); bias and border value are in stored units (mid-grey: 512 for I420_10LE, 32768 for P010_10LE and P016_LE).
+ * An identity kernel makes the element passthrough.
  * Kernel, preset, size, sigma, bias, divisor and border can change while playing; the next frame uses them.
  * Large kernels are computed through the FFT where that is faster (#GstCudaConvolve:algorithm): cuFFT on the GPU,
  * loaded at run time from the CUDA toolkit's libcufft.so.12 (without it, auto sums directly), OpenCV's DFT on the CPU.
@@ -299,65 +304,75 @@ cf::ConvolvePlan multiChannelPlan(cf::ConvolveDesc desc, const PlaneLayout& in, 
     return cf::ConvolvePlan::make(desc, in.type, in.channels);
 }
 
-// One Convolver per slot and filtered plane: slots run concurrently on their own streams and a Convolver's
-// scratch belongs to one stream at a time. Each is prepared for its plane's size (the FFT path's plans, work areas
-// and kernel spectra are made here, not on the first frame).
+// One filtering pass: a plan applied to a plane, or to the Y/chroma pairs of a packed 4:2:2 plane (lumaPairs).
+struct ConvolvePass {
+    int plane = 0;
+    bool pairs = false;
+    cf::ConvolvePlan plan;
+};
+
+// One Convolver per slot and pass: slots run concurrently on their own streams and a Convolver's scratch belongs to
+// one stream at a time. Each is prepared for its view's size (the FFT path's plans, work areas and kernel spectra
+// are made here, not on the first frame). Passes run in order: a packed 4:2:2 plane with planes=all is filtered
+// as Y/chroma pairs (Y filtered, chroma copied), then as macropixels (U and V filtered, Y left as the first pass
+// wrote it).
 class ConvolveWork final : public FilterWork {
 public:
-    ConvolveWork(std::vector<cf::ConvolvePlan> plans, std::vector<PlaneLayout> planes, Backend backend, int slots)
-        : plans_(plans), planes_(std::move(planes)) {
+    ConvolveWork(std::vector<ConvolvePass> passes, std::vector<PlaneLayout> planes, Backend backend, int slots)
+        : passes_(std::move(passes)), planes_(std::move(planes)) {
         const int sets = backend == Backend::Cuda ? slots : 1;  // the CPU runs one frame at a time
-        filtered_.resize(plans.size());
+        written_.assign(planes_.size(), false);
+        for (const ConvolvePass& pass : passes_) written_[std::size_t(pass.plane)] = true;
         convolvers_.resize(std::size_t(sets));
-        for (auto& set : convolvers_) {
-            set.resize(plans.size());
-            for (std::size_t p = 0; p < plans.size(); ++p) {
-                filtered_[p] = plans[p].kernelWidth > 0;
-                if (!filtered_[p]) continue;
-                set[p] = cf::makeConvolver(plans[p], backend);
-                set[p]->prepare(planes_[p].width, planes_[p].height);
+        for (auto& set : convolvers_)
+            for (const ConvolvePass& pass : passes_) {
+                set.push_back(cf::makeConvolver(pass.plan, backend));
+                const PlaneLayout& layout = planes_[std::size_t(pass.plane)];
+                set.back()->prepare(pass.pairs ? layout.pairsWidth : layout.width, layout.height);
             }
-        }
     }
 
-    // Takes plans of the same shape in place: every Convolver of every slot retuned, or none (false: a new work is
+    // Takes passes of the same shape in place: every Convolver of every slot retuned, or none (false: a new work is
     // needed). Frames already enqueued keep the values they were launched with.
-    bool retune(const std::vector<cf::ConvolvePlan>& plans) {
-        if (plans.size() != plans_.size()) return false;
-        for (std::size_t p = 0; p < plans.size(); ++p)
-            if ((plans[p].kernelWidth > 0) != filtered_[p]) return false;
+    bool retune(const std::vector<ConvolvePass>& passes) {
+        if (passes.size() != passes_.size()) return false;
+        for (std::size_t k = 0; k < passes.size(); ++k)
+            if (passes[k].plane != passes_[k].plane || passes[k].pairs != passes_[k].pairs) return false;
         std::vector<std::pair<cf::Convolver*, std::size_t>> retuned;
         for (auto& set : convolvers_)
-            for (std::size_t p = 0; p < set.size(); ++p) {
-                if (!set[p]) continue;
-                if (!set[p]->retune(plans[p])) {
+            for (std::size_t k = 0; k < set.size(); ++k) {
+                if (!set[k]->retune(passes[k].plan)) {
                     // Put back the plans the others had: a plan they were built with has their shape.
-                    for (auto& [convolver, plane] : retuned) convolver->retune(plans_[plane]);
+                    for (auto& [convolver, pass] : retuned) convolver->retune(passes_[pass].plan);
                     return false;
                 }
-                retuned.emplace_back(set[p].get(), p);
+                retuned.emplace_back(set[k].get(), k);
             }
-        plans_ = plans;
+        passes_ = passes;
         return true;
     }
 
-    bool writesPlane(int plane) const override { return filtered_[std::size_t(plane)]; }
+    bool writesPlane(int plane) const override { return written_[std::size_t(plane)]; }
 
     void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
                  GpuStream stream) override {
         auto& set = convolvers_[std::size_t(slot) % convolvers_.size()];
-        for (std::size_t p = 0; p < set.size(); ++p)
-            if (set[p]) set[p]->process(src[p], dst[p], stream);
+        for (std::size_t k = 0; k < set.size(); ++k) {
+            const ConvolvePass& pass = passes_[k];
+            const std::size_t p = std::size_t(pass.plane);
+            if (pass.pairs) set[k]->process(lumaPairs(src[p], planes_[p]), lumaPairs(dst[p], planes_[p]), stream);
+            else set[k]->process(src[p], dst[p], stream);
+        }
     }
 
     std::shared_ptr<FilterWork> rebuild(Backend backend, int slots) const override {
-        return std::make_shared<ConvolveWork>(plans_, planes_, backend, slots);
+        return std::make_shared<ConvolveWork>(passes_, planes_, backend, slots);
     }
 
 private:
-    std::vector<cf::ConvolvePlan> plans_;
+    std::vector<ConvolvePass> passes_;
     std::vector<PlaneLayout> planes_;  // the input planes, for their sizes
-    std::vector<bool> filtered_;
+    std::vector<bool> written_;
     std::vector<std::vector<std::unique_ptr<cf::Convolver>>> convolvers_;
 };
 
@@ -375,46 +390,66 @@ using ConvolveProperties = SettingsProperties<&_GstCudaConvolve::settings>;
 
 static ConvolveSettings copy_settings(GstCudaConvolve* self) { return ConvolveProperties::copy(self); }
 
-// The plans for the negotiated planes: output=same filters the selected planes (kernelWidth 0: copied); the other
-// output modes have one plane on each side (negotiated by transform_formats).
-static std::vector<cf::ConvolvePlan> make_plans(const ConvolveSettings& s, const WorkConfig& config) {
+// The passes for the negotiated planes: output=same filters the selected planes (the others are copied by the base);
+// the other output modes have one plane on each side (negotiated by transform_formats). Packed 4:2:2 luma is
+// filtered as Y/chroma pairs (chroma copied); with planes=all its U and V samples then as their own half-width
+// planes (U with U neighbours, V with V), Y left as the first pass wrote it.
+static std::vector<ConvolvePass> make_passes(const ConvolveSettings& s, const WorkConfig& config) {
     const cf::ConvolveDesc desc = describe(s);
     if (s.output != GST_CUDA_CONVOLVE_OUTPUT_SAME) {
         if (config.planes.size() != 1 || config.outPlanes.size() != 1)
             throw cf::InvalidArgument(s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS ? kChannelsAllowed
                                                                                      : kMultiChannelAllowed);
-        return {s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS
-                    ? channelsPlan(desc, config.planes[0], config.outPlanes[0])
-                    : multiChannelPlan(desc, config.planes[0], config.outPlanes[0])};
+        return {{0, false,
+                 s.output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS
+                     ? channelsPlan(desc, config.planes[0], config.outPlanes[0])
+                     : multiChannelPlan(desc, config.planes[0], config.outPlanes[0])}};
     }
-    std::vector<cf::ConvolvePlan> plans(config.planes.size());
+    const bool all = s.planes == GST_CUDA_CONVOLVE_PLANES_ALL;
+    std::vector<ConvolvePass> passes;
     for (const PlaneLayout& plane : config.planes) {
-        const bool filtered = !plane.yuv || plane.luma || s.planes == GST_CUDA_CONVOLVE_PLANES_ALL;
-        if (!filtered || plane.colorMask == 0) continue;
         cf::ConvolveDesc planeDesc = desc;
+        if (plane.packed422()) {
+            planeDesc.channelMask = 1u << plane.pairsLumaChannel;
+            passes.push_back({plane.plane, true, cf::ConvolvePlan::make(planeDesc, plane.type, 2, plane.bits)});
+            if (!all) continue;
+            planeDesc.channelMask = plane.chromaMask();
+            planeDesc.copyMask = 0;
+            passes.push_back(
+                {plane.plane, false, cf::ConvolvePlan::make(planeDesc, plane.type, plane.channels, plane.bits)});
+            continue;
+        }
+        const bool filtered = !plane.yuv || plane.luma || all;
+        if (!filtered || plane.colorMask == 0) continue;
         planeDesc.channelMask = plane.colorMask;
-        plans[std::size_t(plane.plane)] = cf::ConvolvePlan::make(planeDesc, plane.type, plane.channels);
+        passes.push_back({plane.plane, false, cf::ConvolvePlan::make(planeDesc, plane.type, plane.channels, plane.bits)});
     }
-    return plans;
+    return passes;
+}
+
+// True when the pass leaves the samples it writes as they are (channels it leaves to another pass count as kept).
+static bool keepsSamples(const ConvolvePass& pass) {
+    cf::ConvolvePlan plan = pass.plan;
+    plan.copyMask = ~plan.channelMask & ((1u << plan.inputChannels) - 1);
+    return plan.isIdentity();
 }
 
 static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCudaFilter* filter, const WorkConfig& config) {
     const ConvolveSettings s = copy_settings(GST_CUDA_CONVOLVE(filter));
-    std::vector<cf::ConvolvePlan> plans = make_plans(s, config);
-    if (std::all_of(plans.begin(), plans.end(),
-                    [](const cf::ConvolvePlan& p) { return p.kernelWidth == 0 || p.isIdentity(); })) {
+    std::vector<ConvolvePass> passes = make_passes(s, config);
+    if (std::all_of(passes.begin(), passes.end(), keepsSamples)) {
         GST_DEBUG_OBJECT(filter, "identity kernel: passthrough");
         return nullptr;
     }
-    if (auto* current = dynamic_cast<ConvolveWork*>(config.current.get()); current && current->retune(plans)) {
+    if (auto* current = dynamic_cast<ConvolveWork*>(config.current.get()); current && current->retune(passes)) {
         GST_DEBUG_OBJECT(filter, "new values applied in place");
         return config.current;
     }
-    const cf::ConvolvePlan& first = plans[0];
-    GST_DEBUG_OBJECT(filter, "%dx%d kernel%s, %zu in the bank, %d -> %d channels, %s", first.kernelWidth,
+    const cf::ConvolvePlan& first = passes[0].plan;
+    GST_DEBUG_OBJECT(filter, "%dx%d kernel%s, %zu in the bank, %d -> %d channels, %zu pass(es), %s", first.kernelWidth,
                      first.kernelHeight, first.separable ? " (separable)" : "", first.kernels.size(),
-                     first.inputChannels, first.outputChannels, cf::backendName(config.backend));
-    return std::make_shared<ConvolveWork>(std::move(plans), config.planes, config.backend, config.slots);
+                     first.inputChannels, first.outputChannels, passes.size(), cf::backendName(config.backend));
+    return std::make_shared<ConvolveWork>(std::move(passes), config.planes, config.backend, config.slots);
 }
 
 static void gst_cuda_convolve_check_settings(GstCudaFilter* filter) {
@@ -594,7 +629,8 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                                 -1e6, 1e6, DEFAULT_DIVISOR, kControllableFlags)),
         bind<&ConvolveSettings::bias>(
             g_param_spec_double("bias", "Bias",
-                                "Added to every result, in sample units (e.g. 128 to show signed 8-bit responses)",
+                                "Added to every result, in stored sample units (e.g. 128 to show signed 8-bit responses; "
+                                "512 for I420_10LE, 32768 for P010_10LE)",
                                 -65535.0, 65535.0, DEFAULT_BIAS, kControllableFlags)),
         bind<&ConvolveSettings::absolute>(
             g_param_spec_boolean("absolute", "Absolute",
@@ -610,8 +646,8 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                               gst_cuda_convolve_border_get_type(), int(DEFAULT_BORDER), kLiveFlags)),
         bind<&ConvolveSettings::borderValue>(
             g_param_spec_double("border-value", "Border value",
-                                "Sample value outside the frame with border=constant, in sample units (0-255 for "
-                                "8-bit, 0-65535 for 16-bit formats)",
+                                "Sample value outside the frame with border=constant, in stored sample units (0-255 for "
+                                "8-bit, 0-1023 for I420_10LE, 0-65535 for 16-bit formats and P010_10LE)",
                                 0.0, 65535.0, DEFAULT_BORDER_VALUE, kControllableFlags)),
         bind<&ConvolveSettings::combine>(
             g_param_spec_enum("combine", "Combine",

@@ -5,7 +5,8 @@
  * @short_description: Base class of the CUDA video filters
  *
  * The base of `cudaconvolve` and `cudahisteq`. It accepts the same raw video format on both pads (grey, packed
- * RGB and planar or semi-planar YUV, any size from 1×1) — unless a subclass maps formats through its
+ * RGB, planar or semi-planar YUV of 8, 10 and 16 bits as decoders deliver them and packed 4:2:2 as cameras do, any
+ * size from 1×1; even widths for packed 4:2:2) — unless a subclass maps formats through its
  * `transform_formats` hook, as cudaconvolve's #GstCudaConvolve:output modes do — and runs a frame pipeline of #GstCudaFilter:pipeline-depth
  * slots: with the CUDA backend each slot owns a stream, an event and device images, so that the upload of frame N,
  * the filtering of frame N−1 and the download of frame N−2 run at the same time. Frames leave in order with their
@@ -49,8 +50,11 @@ using cudafilters::CudaError;
 using cudafilters::InvalidArgument;
 
 #define VIDEO_FORMATS \
-    "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444 }"
-// Those of them GStreamer 1.22's CUDA memory can hold (its allocator has no grey or xRGB/xBGR layouts).
+    "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, " \
+    "I420_10LE, P010_10LE, P016_LE, YUY2, UYVY, YVYU }"
+// Those of them GStreamer 1.22's CUDA memory can hold (its allocator has no grey or xRGB/xBGR layouts). The 10/16-bit
+// YUV formats stay in system memory until their CUDA-memory path is tested on a GPU; packed 4:2:2 has no layout in
+// that allocator (it asserts on YUY2-like formats).
 #define CUDA_MEMORY_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444 }"
 
 enum {
@@ -357,6 +361,10 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
     if ((!mapsFormats && GST_VIDEO_INFO_FORMAT(&in) != GST_VIDEO_INFO_FORMAT(&out)) || in.width != out.width ||
         in.height != out.height) {
         GST_ERROR_OBJECT(self, "input and output formats differ");
+        return FALSE;
+    }
+    if (const std::string problem = layoutProblem(in, planeLayouts(in)); !problem.empty()) {
+        GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", problem.c_str()), (nullptr));
         return FALSE;
     }
     // A CAPS event drained the queue already; a renegotiation that downstream asked for (RECONFIGURE) did not: the

@@ -6,16 +6,19 @@
  *
  * Spreads the grey levels of every frame: `global` as OpenCV's equalizeHist, `clahe` (contrast-limited adaptive
  * equalization over a grid of tiles) as OpenCV's CLAHE, bit-exact to both on 8-bit frames. YUV formats equalize the
- * luma plane and keep chroma; RGB formats equalize the luma of BT.601 YCrCb (`color-mode=luma`) or each of R, G and
- * B (`color-mode=per-channel`); alpha and padding are kept. #GstCudaHistEq:smoothing averages the histograms over
+ * luma plane and keep chroma: packed 4:2:2 (YUY2, UYVY, YVYU, even widths) its Y samples in place; 10-bit formats
+ * (I420_10LE, P010_10LE) with one histogram bin per 10-bit level, their samples kept in their container's bits. RGB
+ * formats equalize the luma of BT.601 YCrCb (`color-mode=luma`) or each of R, G and B (`color-mode=per-channel`);
+ * alpha and padding are kept. #GstCudaHistEq:smoothing averages the histograms over
  * time so that brightness does not pump from frame to frame.
  *
  * With #GstCudaHistEq:post-messages the element posts an element message named `cudahisteq` for every frame:
  *
  * * #GstClockTime `timestamp`, `stream-time`, `running-time`, `duration`: of the frame
  * * #guint64 `frame`: index of the frame since the element started
- * * #GstValueArray of #guint `histogram`: 256 bins of the equalized samples (16-bit: value >> 8) before equalization
- * * #gdouble `mean`, #guint `min`, #guint `max`: of those samples, in sample units
+ * * #GstValueArray of #guint `histogram`: 256 bins of the equalized samples (16-bit: value >> 8, 10-bit: level >> 2)
+ *   before equalization
+ * * #gdouble `mean`, #guint `min`, #guint `max`: of those samples, in levels (10-bit formats: 0 to 1023)
  *
  * ## Example launch lines
  * |[
@@ -94,10 +97,12 @@ cf::EqualizeDesc describe(const HistEqSettings& s) {
 }
 
 // One Equalizer for all slots: it orders its own work across streams, so the temporal state follows frame order.
+// A packed 4:2:2 plane is equalized as Y/chroma pairs (lumaPairs).
 class HistEqWork final : public FilterWork {
 public:
-    HistEqWork(std::unique_ptr<cf::Equalizer> equalizer, int plane, int slots)
-        : equalizer_(std::move(equalizer)), plane_(plane), frameOfSlot_(std::size_t(slots), 0) {}
+    HistEqWork(std::unique_ptr<cf::Equalizer> equalizer, const PlaneLayout& layout, int slots)
+        : equalizer_(std::move(equalizer)), layout_(layout), plane_(layout.plane),
+          frameOfSlot_(std::size_t(slots), 0) {}
 
     // Takes a plan of the same shape for the same plane in place, the temporal state kept; false: a new work is
     // needed (the Equalizer's retune changes all or nothing).
@@ -108,7 +113,10 @@ public:
     void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
                  GpuStream stream) override {
         frameOfSlot_[std::size_t(slot)] = equalizer_->frameCount();
-        equalizer_->process(src[std::size_t(plane_)], dst[std::size_t(plane_)], stream);
+        const ImageView& in = src[std::size_t(plane_)];
+        const ImageView& out = dst[std::size_t(plane_)];
+        if (layout_.packed422()) equalizer_->process(lumaPairs(in, layout_), lumaPairs(out, layout_), stream);
+        else equalizer_->process(in, out, stream);
     }
 
     void frameDone(GstElement* element, GstBuffer* out, int slot) override {
@@ -121,7 +129,7 @@ public:
     void reset() override { equalizer_->reset(); }
 
     std::shared_ptr<FilterWork> rebuild(Backend backend, int slots) const override {
-        return std::make_shared<HistEqWork>(cf::makeEqualizer(equalizer_->plan(), backend), plane_, slots);
+        return std::make_shared<HistEqWork>(cf::makeEqualizer(equalizer_->plan(), backend), layout_, slots);
     }
 
 private:
@@ -149,6 +157,7 @@ private:
     }
 
     std::unique_ptr<cf::Equalizer> equalizer_;
+    PlaneLayout layout_;
     int plane_;
     std::vector<std::uint64_t> frameOfSlot_;
 };
@@ -174,7 +183,7 @@ static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCudaFilter* filt
     cf::EqualizeDesc desc = describe(s);
     // The plane holding luma (YUV, grey) or the packed RGB pixels: the only plane equalized.
     const PlaneLayout& plane = config.planes[0];
-    desc.tilesX = std::min(desc.tilesX, plane.width);  // the grid never has more tiles than pixels
+    desc.tilesX = std::min(desc.tilesX, plane.packed422() ? plane.pairsWidth : plane.width);  // no more tiles than pixels
     desc.tilesY = std::min(desc.tilesY, plane.height);
     cf::ChannelOrder order;
     int channels = 1;
@@ -184,8 +193,11 @@ static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCudaFilter* filt
         order.green = plane.componentChannel[GST_VIDEO_COMP_G];
         order.blue = plane.componentChannel[GST_VIDEO_COMP_B];
     }
-    // YUV planes: Y alone is a 1-channel view of plane 0 only when the plane holds nothing else.
-    cf::EqualizePlan plan = cf::EqualizePlan::make(desc, plane.type, channels, order);
+    // YUV planes: Y alone is a 1-channel view of plane 0 when the plane holds nothing else; packed 4:2:2 Y the
+    // equalized channel of Y/chroma pairs.
+    if (plane.packed422()) channels = 2;
+    cf::EqualizePlan plan = cf::EqualizePlan::make(desc, plane.type, channels, order,
+                                                   channels == 1 ? plane.bits : cf::SampleBits{}, plane.pairsLumaChannel);
     if (auto* current = dynamic_cast<HistEqWork*>(config.current.get());
         current && current->retune(plan, plane.plane)) {
         GST_DEBUG_OBJECT(filter, "new values applied in place");
@@ -193,8 +205,7 @@ static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCudaFilter* filt
     }
     GST_DEBUG_OBJECT(filter, "%s equalization, %d channel(s), %s", cf::equalizeModeName(plan.mode), channels,
                      cf::backendName(config.backend));
-    return std::make_shared<HistEqWork>(cf::makeEqualizer(std::move(plan), config.backend), plane.plane,
-                                        config.slots);
+    return std::make_shared<HistEqWork>(cf::makeEqualizer(std::move(plan), config.backend), plane, config.slots);
 }
 
 static void gst_cuda_histeq_check_settings(GstCudaFilter* filter) {

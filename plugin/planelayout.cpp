@@ -22,19 +22,47 @@ std::vector<PlaneLayout> planeLayouts(const GstVideoInfo& info) {
         const int depth = GST_VIDEO_FORMAT_INFO_DEPTH(finfo, comp);
         const int sampleBytes = depth > 8 ? 2 : 1;
         plane.type = depth > 8 ? SampleType::U16 : SampleType::U8;
+        plane.bits = {depth, int(GST_VIDEO_FORMAT_INFO_SHIFT(finfo, comp))};
         plane.width = GST_VIDEO_INFO_COMP_WIDTH(&info, comp);
         plane.height = GST_VIDEO_INFO_COMP_HEIGHT(&info, comp);
         plane.channels = GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, comp) / sampleBytes;
         plane.rowBytes = std::size_t(plane.width) * plane.channels * sampleBytes;
         plane.yuv = GST_VIDEO_FORMAT_INFO_IS_YUV(finfo);
         plane.rgb = GST_VIDEO_FORMAT_INFO_IS_RGB(finfo);
-        const int channel = GST_VIDEO_FORMAT_INFO_POFFSET(finfo, comp) / sampleBytes;
+        // Offsets are in bytes, except where GStreamer 1.22 counts them in samples: P010_10LE's and P016_LE's V has
+        // offset 1 in a 4-byte UV pair, i.e. the second 16-bit sample.
+        const int offset = int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, comp));
+        const int channel = offset % sampleBytes ? offset : offset / sampleBytes;
         plane.componentChannel[comp] = channel;
+        // Packed 4:2:2: Y every 2 bytes, U and V (the components after it, in the same plane) every 4.
+        const bool pairedLuma = comp == 0 && GST_VIDEO_FORMAT_INFO_N_COMPONENTS(finfo) > 1 &&
+                                GST_VIDEO_FORMAT_INFO_PLANE(finfo, 1) == GST_VIDEO_FORMAT_INFO_PLANE(finfo, 0) &&
+                                GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, 1) == 2 * GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, 0);
+        if (pairedLuma) {
+            plane.pairsWidth = plane.width;
+            plane.pairsLumaChannel = channel;
+            plane.colorMask |= 1u << (channel + 2);  // Y1 of the macropixel
+        }
         const bool alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA(finfo) && comp == GST_VIDEO_COMP_A;
         if (!alpha) plane.colorMask |= 1u << channel;
         if (comp == 0 && !plane.rgb) plane.luma = true;
     }
     return planes;
+}
+
+std::string layoutProblem(const GstVideoInfo& info, const std::vector<PlaneLayout>& planes) {
+    for (const PlaneLayout& plane : planes)
+        if (plane.packed422() && plane.pairsWidth % 2 != 0)
+            return std::string(GST_VIDEO_INFO_NAME(&info)) + " frames of odd width (" + std::to_string(plane.pairsWidth) +
+                   ") are not supported: packed 4:2:2 carries chroma for pairs of pixels; use an even width";
+    return {};
+}
+
+ImageView lumaPairs(const ImageView& plane, const PlaneLayout& layout) {
+    ImageView pairs = plane;
+    pairs.width = layout.pairsWidth;
+    pairs.channels = 2;
+    return pairs;
 }
 
 bool sameLayout(const std::vector<PlaneLayout>& a, const std::vector<PlaneLayout>& b) {

@@ -172,7 +172,9 @@ void smoothLut(std::uint32_t* state, std::uint16_t* lut, int n, std::uint32_t a,
 }
 
 void planeStatistics(const std::vector<std::vector<std::uint16_t>>& planes, int bins, FrameStatistics& out) {
-    const int shift = bins == 256 ? 0 : 8;
+    int depth = 0;
+    while ((1 << depth) < bins) ++depth;
+    const int shift = depth - 8;
     out.histogram.fill(0);
     std::uint64_t sum = 0, count = 0;
     std::uint32_t lo = std::uint32_t(bins - 1), hi = 0;
@@ -252,7 +254,9 @@ void extractPlanes(const EqualizePlan& plan, const ImageView& src, std::vector<s
         for (int x = 0; x < src.width; ++x) {
             const std::size_t i = std::size_t(y) * src.width + x;
             if (plan.channels == 1) {
-                planes[0][i] = std::uint16_t(sampleAt(src, x, y, 0));
+                planes[0][i] = std::uint16_t(std::min(sampleAt(src, x, y, 0) >> plan.bits.shift, maxValue));
+            } else if (plan.channels == 2) {
+                planes[0][i] = std::uint16_t(sampleAt(src, x, y, plan.lumaChannel));
             } else if (k == 1) {
                 planes[0][i] = std::uint16_t(rgbToYCrCb(sampleAt(src, x, y, rgb[0]), sampleAt(src, x, y, rgb[1]),
                                                         sampleAt(src, x, y, rgb[2]), maxValue).y);
@@ -271,7 +275,13 @@ void rebuildFrame(const EqualizePlan& plan, const ImageView& src, const std::vec
         for (int x = 0; x < src.width; ++x) {
             const std::size_t i = std::size_t(y) * src.width + x;
             if (plan.channels == 1) {
-                setSampleAt(dst, x, y, 0, planes[0][i]);
+                setSampleAt(dst, x, y, 0, planes[0][i] << plan.bits.shift);
+                continue;
+            }
+            if (plan.channels == 2) {
+                const int chroma = 1 - plan.lumaChannel;
+                setSampleAt(dst, x, y, chroma, sampleAt(src, x, y, chroma));
+                setSampleAt(dst, x, y, plan.lumaChannel, planes[0][i]);
                 continue;
             }
             const int a = alpha >= 0 ? sampleAt(src, x, y, alpha) : 0;

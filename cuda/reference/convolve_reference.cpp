@@ -38,7 +38,7 @@ public:
         for (int y = 0; y < src.height; ++y)
             for (int x = 0; x < src.width; ++x)
                 for (int o = 0; o < outChannels; ++o)
-                    writeSample(dst, x, y, o, out[(std::size_t(y) * src.width + x) * outChannels + o]);
+                    if (written(o)) writeSample(dst, x, y, o, out[(std::size_t(y) * src.width + x) * outChannels + o]);
     }
 
     bool retune(const ConvolvePlan& plan) override {
@@ -48,6 +48,12 @@ public:
     }
 
 private:
+    // Filter mode: channels neither filtered nor copied are left as they are in dst.
+    bool written(int o) const {
+        return plan_.mode != ConvolveMode::Filter || plan_.combine == Combine::Channels ||
+               ((plan_.channelMask | plan_.copyMask) >> o & 1u);
+    }
+
     double response(const ImageView& src, const Kernel2D& k, int x, int y, int c) const {
         const int ax = k.width / 2, ay = k.height / 2;
         double sum = 0;
@@ -63,20 +69,20 @@ private:
     }
 
     int outputSample(const ImageView& src, int x, int y, int o) const {
-        const int maxValue = maxSampleValue(plan_.type);
+        const int maxValue = plan_.maxLevel(), shift = plan_.bits.shift;
         if (plan_.mode == ConvolveMode::MultiChannel) {
             double sum = 0;
             for (int c = 0; c < plan_.inputChannels; ++c)
                 sum += response(src, plan_.kernels[std::size_t(o) * plan_.inputChannels + c], x, y, c);
-            return finishSample(sum, plan_.bias, plan_.absolute, maxValue);
+            return finishSample(sum, plan_.bias, plan_.absolute, maxValue, shift);
         }
         if (plan_.combine == Combine::Channels)
-            return finishSample(response(src, plan_.kernels[o], x, y, 0), plan_.bias, plan_.absolute, maxValue);
+            return finishSample(response(src, plan_.kernels[o], x, y, 0), plan_.bias, plan_.absolute, maxValue, shift);
         if (!(plan_.channelMask & (1u << o))) return int(readSample(src, x, y, o));
         double combined = combineInit<double>(plan_.combine);
         for (const Kernel2D& k : plan_.kernels)
             combined = combineAdd(plan_.combine, combined, response(src, k, x, y, o));
-        return finishSample(combineFinish(plan_.combine, combined), plan_.bias, plan_.absolute, maxValue);
+        return finishSample(combineFinish(plan_.combine, combined), plan_.bias, plan_.absolute, maxValue, shift);
     }
 };
 

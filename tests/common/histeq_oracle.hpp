@@ -24,6 +24,8 @@ namespace cudafilters::test {
 class OracleEqualizer {
 public:
     OracleEqualizer(const EqualizeDesc& d, SampleType t) : d_(d), bins_(t == SampleType::U8 ? 256 : 65536) {}
+    // Samples of fewer levels than their type holds (10-bit data in u16): one bin per level, LUT scaled to bins − 1.
+    OracleEqualizer(const EqualizeDesc& d, int bins) : d_(d), bins_(bins) {}
 
     HostImage process(const HostImage& src) {
         const int w = src.width(), h = src.height(), maxv = bins_ - 1;

@@ -3,6 +3,8 @@
 // poisoned padding (checked untouched on the device), outputs are poisoned before each run, and the result is
 // downloaded into a poisoned host image. Without a CUDA device every test is skipped.
 #include "cuda_test_images.hpp"
+#include "copy_mask_cases.hpp"
+#include "sample_bits_cases.hpp"
 
 #include <cudafilters/device.hpp>
 #include <cudafilters/error.hpp>
@@ -247,6 +249,54 @@ TEST_P(CudaVsReference, Matches) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, CudaVsReference, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
+
+namespace {
+class CudaSampleBits : public ::testing::TestWithParam<BitsCase> {};
+}  // namespace
+
+// 10-bit samples in 16-bit containers (I420_10LE, P010_10LE) on every kernel path: results rounded and saturated on
+// levels, stored in the container's bits, as the reference does.
+TEST_P(CudaSampleBits, MatchesReference) {
+    SKIP_WITHOUT_DEVICE();
+    const BitsCase& c = GetParam();
+    for (const auto& [w, h] : {std::pair{1, 1}, {7, 3}, {385, 289}}) {
+        HostImage src(w, h, 1, SampleType::U16);
+        src.fillRandom(std::uint32_t(w * 31 + h));
+        keepBits(src, c.bits);
+        const ConvolvePlan plan = ConvolvePlan::make(c.desc, SampleType::U16, 1, c.bits);
+        const HostImage expected = runBackend(Backend::Reference, plan, src);
+        const HostImage got = runCuda(plan, src);
+        const Difference d = compareImages(got, expected);
+        EXPECT_LE(d.maxAbs, c.exact ? 0 : double(1 << c.bits.shift))
+            << c.name << " " << w << "x" << h << " (path " << cudaPath(plan, w, h) << "): " << describe(d);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CudaSampleBits, ::testing::ValuesIn(bitsCases()),
+                         [](const auto& info) { return info.param.name; });
+
+namespace {
+class CudaCopyMask : public ::testing::TestWithParam<CopyMaskCase> {};
+}  // namespace
+
+// Packed 4:2:2 passes on every kernel path: channels outside channelMask and copyMask keep what dst held (the device
+// output rows are poisoned with kOutputPoison before the run), copied ones equal the source.
+TEST_P(CudaCopyMask, LeavesTheOtherChannels) {
+    SKIP_WITHOUT_DEVICE();
+    const CopyMaskCase& c = GetParam();
+    for (const auto& [w, h] : {std::pair{1, 1}, {7, 3}, {193, 97}, {1920, 1080}})
+        for (bool oddPitch : {false, true}) {
+            HostImage src(w, h, c.channels, SampleType::U8);
+            src.fillRandom(std::uint32_t(w + 7 * h));
+            const ConvolvePlan plan = ConvolvePlan::make(c.desc, SampleType::U8, c.channels);
+            expectCopyMask(c, src, runCuda(plan, src, oddPitch), kOutputPoison,
+                           std::string("cuda (") + cudaPath(plan, w, h) + ") " + std::to_string(w) + "x" +
+                               std::to_string(h) + (oddPitch ? " odd pitch" : ""));
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CudaCopyMask, ::testing::ValuesIn(copyMaskCases()),
                          [](const auto& info) { return info.param.name; });
 
 #ifdef CUDAFILTERS_HAVE_CUDA

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend against the reference, over every feature of the engine.
 #include "convolve_cases.hpp"
+#include "copy_mask_cases.hpp"
 
 #include <cudafilters/presets.hpp>
 
@@ -288,3 +289,37 @@ TEST_P(HostRetune, OtherShapesAreRefusedAndChangeNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, HostRetune, ::testing::Values(Backend::Cpu, Backend::Reference),
                          [](const auto& info) { return std::string(backendName(info.param)); });
+
+namespace {
+class CopyMaskCpu : public ::testing::TestWithParam<CopyMaskCase> {};
+}  // namespace
+
+// Channels outside channelMask and copyMask are left as they are in dst (the second pass over packed 4:2:2).
+TEST_P(CopyMaskCpu, ReferenceAndCpuLeaveTheOtherChannels) {
+    const CopyMaskCase& c = GetParam();
+    for (const auto& [w, h] : {std::pair{1, 1}, {7, 3}, {193, 97}}) {
+        HostImage src(w, h, c.channels, SampleType::U8);
+        src.fillRandom(std::uint32_t(w + 7 * h));
+        const ConvolvePlan plan = ConvolvePlan::make(c.desc, SampleType::U8, c.channels);
+        for (Backend b : {Backend::Reference, Backend::Cpu})
+            expectCopyMask(c, src, runBackend(b, plan, src), 0x5A,
+                           std::string(backendName(b)) + " " + std::to_string(w) + "x" + std::to_string(h));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CopyMaskCpu, ::testing::ValuesIn(copyMaskCases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(CopyMask, PlansLeavingChannelsAreNotIdentities) {
+    ConvolveDesc desc;
+    desc.kernels = {{1, 1, {1.0f}}};
+    desc.channelMask = 0xA;
+    EXPECT_TRUE(ConvolvePlan::make(desc, SampleType::U8, 4).isIdentity());
+    desc.copyMask = 0;
+    const ConvolvePlan leaving = ConvolvePlan::make(desc, SampleType::U8, 4);
+    EXPECT_FALSE(leaving.isIdentity());  // a plain copy of the frame would overwrite the channels left alone
+    EXPECT_EQ(leaving.copyMask, 0u);
+    desc.copyMask = 0xF;
+    EXPECT_EQ(ConvolvePlan::make(desc, SampleType::U8, 4).copyMask, 0x5u);  // restricted to unfiltered channels
+    EXPECT_FALSE(leaving.sameShape(ConvolvePlan::make(desc, SampleType::U8, 4)));
+}

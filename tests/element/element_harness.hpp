@@ -4,6 +4,7 @@
 // cuda on the GPU host), random frames, planes as host images, captured warnings and bus messages.
 #include "test_images.hpp"
 
+#include <cudafilters/convolve.hpp>
 #include <cudafilters/device.hpp>
 #include <cudafilters/histeq.hpp>
 
@@ -60,6 +61,10 @@ struct FormatCase {
     std::vector<PlaneSpec> planes;
     bool rgb = false;
     ChannelOrder order{};
+    SampleBits bits{};  // where the levels lie in the samples (10-bit formats)
+    int pairsLuma = -1; // packed 4:2:2 (plane 0 = 4-channel macropixels): Y's channel in a Y/chroma pair, else -1
+    bool packed422() const { return pairsLuma >= 0; }
+    unsigned chromaMask() const { return 0xFu & ~(0x5u << pairsLuma); }
 };
 
 inline const std::vector<FormatCase>& formatCases() {
@@ -82,6 +87,12 @@ inline const std::vector<FormatCase>& formatCases() {
         {"NV21", {{1, 1, true}, {2, 0x3, false}}},
         {"Y42B", {{1, 1, true}, {1, 1, false}, {1, 1, false}}},
         {"Y444", {{1, 1, true}, {1, 1, false}, {1, 1, false}}},
+        {"I420_10LE", {{1, 1, true}, {1, 1, false}, {1, 1, false}}, false, {}, SampleBits::low(10)},
+        {"P010_10LE", {{1, 1, true}, {2, 0x3, false}}, false, {}, SampleBits::high(10)},
+        {"P016_LE", {{1, 1, true}, {2, 0x3, false}}, false, {}, SampleBits::full()},
+        {"YUY2", {{4, 0xF, true}}, false, {}, {}, 0},
+        {"UYVY", {{4, 0xF, true}}, false, {}, {}, 1},
+        {"YVYU", {{4, 0xF, true}}, false, {}, {}, 0},
     };
     return cases;
 }
@@ -122,28 +133,40 @@ inline GstHarness* makeHarness(const char* factory, const std::vector<std::strin
     return h;
 }
 
-// A frame in the default layout (rows padded as GStreamer pads them) with random samples and poisoned padding.
+// A frame in the default layout (rows padded as GStreamer pads them) with random samples and poisoned padding. Formats
+// of fewer significant bits than their 16-bit container get valid samples only (I420_10LE below 1024, P010_10LE with
+// its low 6 bits zero).
 inline GstBuffer* randomFrame(const GstVideoInfo& info, std::uint32_t seed, GstClockTime pts = GST_CLOCK_TIME_NONE) {
     GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
     GstMapInfo map;
     gst_buffer_map(buffer, &map, GST_MAP_WRITE);
     std::mt19937 rng(seed);
     for (gsize i = 0; i < map.size; ++i) map.data[i] = std::uint8_t(rng());
+    const int depth = GST_VIDEO_INFO_COMP_DEPTH(&info, 0), shift = int(GST_VIDEO_FORMAT_INFO_SHIFT(info.finfo, 0));
+    if (depth > 8 && depth < 16) {
+        const std::uint16_t mask = std::uint16_t(((1u << depth) - 1u) << shift);
+        for (gsize i = 0; i + 1 < map.size; i += 2) {
+            std::uint16_t v;
+            std::memcpy(&v, map.data + i, 2);
+            v &= mask;
+            std::memcpy(map.data + i, &v, 2);
+        }
+    }
     gst_buffer_unmap(buffer, &map);
     GST_BUFFER_PTS(buffer) = pts;
     GST_BUFFER_DURATION(buffer) = gst_util_uint64_scale_int(GST_SECOND, info.fps_d, info.fps_n ? info.fps_n : 30);
     return buffer;
 }
 
-// Plane p of a mapped frame as a host image (its own copy).
+// Plane p of a mapped frame as a host image (its own copy): `channels` samples per pixel, the plane's narrowest
+// component's width (packed 4:2:2: the macropixels).
 inline HostImage planeImage(const GstVideoFrame& frame, int plane, int channels) {
     const GstVideoFormatInfo* finfo = frame.info.finfo;
-    int comp = 0;
+    int comp = -1;
     for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS(finfo); ++c)
-        if (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) == guint(plane)) {
+        if (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) == guint(plane) &&
+            (comp < 0 || GST_VIDEO_FRAME_COMP_WIDTH(&frame, c) < GST_VIDEO_FRAME_COMP_WIDTH(&frame, comp)))
             comp = int(c);
-            break;
-        }
     const int width = GST_VIDEO_FRAME_COMP_WIDTH(&frame, comp);
     const int height = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, comp);
     const SampleType type = GST_VIDEO_FORMAT_INFO_DEPTH(finfo, comp) > 8 ? SampleType::U16 : SampleType::U8;
@@ -152,6 +175,42 @@ inline HostImage planeImage(const GstVideoFrame& frame, int plane, int channels)
     const std::size_t stride = std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, plane));
     for (int y = 0; y < height; ++y) std::memcpy(image.bytes() + y * image.pitch(), data + y * stride, image.rowBytes());
     return image;
+}
+
+// Packed 4:2:2 as 1-channel Y (width × height) and back: pixel x's Y is in macropixel x / 2, channel pairsLuma +
+// 2 · (x % 2).
+inline HostImage extractY(const FormatCase& fc, const HostImage& macro, int width) {
+    HostImage y(width, macro.height(), 1, macro.type());
+    for (int r = 0; r < macro.height(); ++r)
+        for (int x = 0; x < width; ++x) y.setSample(x, r, 0, macro.sample(x / 2, r, fc.pairsLuma + 2 * (x % 2)));
+    return y;
+}
+inline void insertY(const FormatCase& fc, const HostImage& y, HostImage& macro) {
+    for (int r = 0; r < y.height(); ++r)
+        for (int x = 0; x < y.width(); ++x) macro.setSample(x / 2, r, fc.pairsLuma + 2 * (x % 2), y.sample(x, r, 0));
+}
+
+// What cudaconvolve makes of a packed 4:2:2 plane: Y filtered as a plane of its own, chroma copied, or with
+// planes=all U and V filtered as half-width planes of their own (U with U neighbours, V with V).
+inline HostImage packedExpected(const FormatCase& fc, const ConvolveDesc& base, const HostImage& src, int width,
+                         bool allPlanes) {
+    HostImage expected = src;
+    ConvolveDesc plane = base;
+    plane.channelMask = 1;
+    HostImage y = extractY(fc, src, width), yOut = y;
+    makeReferenceConvolver(ConvolvePlan::make(plane, y.type(), 1))->process(y.view(), yOut.view());
+    insertY(fc, yOut, expected);
+    if (!allPlanes) return expected;
+    for (int c = 0; c < 4; ++c) {
+        if (!(fc.chromaMask() >> c & 1u)) continue;
+        HostImage chroma(src.width(), src.height(), 1, src.type()), chromaOut = chroma;
+        for (int r = 0; r < src.height(); ++r)
+            for (int x = 0; x < src.width(); ++x) chroma.setSample(x, r, 0, src.sample(x, r, c));
+        makeReferenceConvolver(ConvolvePlan::make(plane, chroma.type(), 1))->process(chroma.view(), chromaOut.view());
+        for (int r = 0; r < src.height(); ++r)
+            for (int x = 0; x < src.width(); ++x) expected.setSample(x, r, c, chromaOut.sample(x, r, 0));
+    }
+    return expected;
 }
 
 // Collects GLib warnings (g_warning from the element or GObject's property checks).

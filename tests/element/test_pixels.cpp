@@ -19,6 +19,14 @@ struct Size2 {
 };
 const Size2 kSizes[] = {{385, 289}, {7, 3}, {1, 1}};
 
+// kSizes[index] for `format`: packed 4:2:2 takes even widths only (odd ones are refused, see test_packed422.cpp).
+Size2 frameSize(const std::string& format, int index) {
+    Size2 s = kSizes[index];
+    if (formatCase(format).packed422()) s.width += s.width % 2;
+    return s;
+}
+
+
 struct ConvolveConfig {
     const char* name;
     std::vector<std::string> props;
@@ -68,6 +76,22 @@ bool planeFiltered(const FormatCase& f, std::size_t p, bool allPlanes) {
     return f.rgb || f.planes[p].luma || allPlanes;
 }
 
+// Every sample of a 10-bit format's plane is a level of its depth in its container's bits: I420_10LE at most 1023,
+// P010_10LE with its low 6 bits zero (at most 65472).
+void expectContainerLayout(const HostImage& image, SampleBits bits, const std::string& format, int plane) {
+    if (image.type() != SampleType::U16) return;
+    const SampleBits b = resolveBits(SampleType::U16, bits);
+    unsigned outside = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            for (int c = 0; c < image.channels(); ++c) {
+                const unsigned v = unsigned(image.sample(x, y, c));
+                if ((v & ((1u << b.shift) - 1u)) != 0 || (v >> b.shift) > unsigned(maxLevel(b))) ++outside;
+            }
+    EXPECT_EQ(outside, 0u) << format << " plane " << plane << ": samples outside " << b.depth << " bits at bit "
+                           << b.shift;
+}
+
 // Runs `frames` random frames through a harnessed element; returns inputs and outputs.
 void runFrames(GstHarness* h, const GstVideoInfo& info, int frames, std::vector<GstBuffer*>& inputs,
                std::vector<GstBuffer*>& outputs) {
@@ -85,7 +109,7 @@ class ConvolvePixels : public ::testing::TestWithParam<std::tuple<std::string, i
 TEST_P(ConvolvePixels, MatchesReferencePerPlane) {
     const auto& [format, sizeIndex, configIndex] = GetParam();
     const FormatCase& fc = formatCase(format);
-    const Size2 size = kSizes[sizeIndex];
+    const Size2 size = frameSize(format, sizeIndex);
     const ConvolveConfig& config = convolveConfigs()[std::size_t(configIndex)];
     const GstVideoInfo info = videoInfo(format, size.width, size.height);
 
@@ -103,12 +127,15 @@ TEST_P(ConvolvePixels, MatchesReferencePerPlane) {
             HostImage src = planeImage(in, int(p), spec.channels);
             HostImage got = planeImage(out, int(p), spec.channels);
             HostImage expected = src;
-            if (planeFiltered(fc, p, config.allPlanes)) {
+            if (fc.packed422()) {
+                expected = packedExpected(fc, config.desc, src, size.width, config.allPlanes);
+            } else if (planeFiltered(fc, p, config.allPlanes)) {
                 ConvolveDesc desc = config.desc;
                 desc.channelMask = spec.colorMask;
-                ConvolvePlan plan = ConvolvePlan::make(desc, src.type(), spec.channels);
+                ConvolvePlan plan = ConvolvePlan::make(desc, src.type(), spec.channels, fc.bits);
                 makeReferenceConvolver(plan)->process(src.view(), expected.view());
             }
+            expectContainerLayout(got, fc.bits, format, int(p));
             const int tolerance = config.exact ? 0 : 1;  // real taps: float accumulation order may differ by 1
             const auto d = cudafilters::test::compareImages(got, expected);
             EXPECT_LE(d.maxAbs, tolerance) << format << " " << size.width << "x" << size.height << " " << config.name
@@ -129,7 +156,8 @@ std::vector<std::string> formatNames() {
 }
 
 std::string caseName(const std::string& format, int size, const std::string& rest) {
-    return format + "_" + std::to_string(kSizes[size].width) + "x" + std::to_string(kSizes[size].height) + "_" + rest;
+    const Size2 s = frameSize(format, size);
+    return format + "_" + std::to_string(s.width) + "x" + std::to_string(s.height) + "_" + rest;
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, ConvolvePixels,
@@ -166,12 +194,23 @@ const std::vector<HistEqConfig>& histeqConfigs() {
     return configs;
 }
 
+// Every sample shifted left (shift > 0) or right (shift < 0).
+HostImage shiftSamples(const HostImage& image, int shift) {
+    HostImage out = image;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const unsigned v = unsigned(image.sample(x, y, 0));
+            out.setSample(x, y, 0, int(shift >= 0 ? v << shift : v >> -shift));
+        }
+    return out;
+}
+
 class HistEqPixels : public ::testing::TestWithParam<std::tuple<std::string, int, int>> {};
 
 TEST_P(HistEqPixels, MatchesReference) {
     const auto& [format, sizeIndex, configIndex] = GetParam();
     const FormatCase& fc = formatCase(format);
-    const Size2 size = kSizes[sizeIndex];
+    const Size2 size = frameSize(format, sizeIndex);
     const HistEqConfig& config = histeqConfigs()[std::size_t(configIndex)];
     const GstVideoInfo info = videoInfo(format, size.width, size.height);
 
@@ -200,11 +239,18 @@ TEST_P(HistEqPixels, MatchesReference) {
                 ASSERT_EQ(src.type(), SampleType::U8) << format;
                 if (!colorOracle) colorOracle = std::make_unique<cudafilters::test::OracleColorEqualizer>(desc, fc.order);
                 expected = colorOracle->process(src);
-            } else if (p == 0) {
-                ASSERT_EQ(src.channels(), 1) << format;
+            } else if (p == 0 && fc.packed422()) {  // Y as a plane of its own, chroma kept
                 if (!planeOracle) planeOracle = std::make_unique<cudafilters::test::OracleEqualizer>(desc, src.type());
-                expected = planeOracle->process(src);
+                insertY(fc, planeOracle->process(extractY(fc, src, size.width)), expected);
+            } else if (p == 0) {
+                // On levels: sample >> shift, one bin per level of the format's depth, stored back as level << shift.
+                ASSERT_EQ(src.channels(), 1) << format;
+                const SampleBits bits = resolveBits(src.type(), fc.bits);
+                if (!planeOracle)
+                    planeOracle = std::make_unique<cudafilters::test::OracleEqualizer>(desc, 1 << bits.depth);
+                expected = shiftSamples(planeOracle->process(shiftSamples(src, -bits.shift)), bits.shift);
             }
+            expectContainerLayout(got, fc.bits, format, int(p));
             const auto d = cudafilters::test::compareImages(got, expected);
             EXPECT_EQ(d.maxAbs, 0) << format << " " << size.width << "x" << size.height << " " << config.name
                                    << " frame " << i << " plane " << p << ": " << describe(d);
@@ -223,5 +269,37 @@ INSTANTIATE_TEST_SUITE_P(Formats, HistEqPixels,
         return caseName(std::get<0>(info.param), std::get<1>(info.param),
                         histeqConfigs()[std::size_t(std::get<2>(info.param))].name);
     });
+
+}  // namespace
+
+namespace {
+
+// 10-bit formats saturate at their top level in their container's bits: 1023 for I420_10LE, 1023 << 6 = 65472 for
+// P010_10LE (P016_LE at 65535), on luma and, with planes=all, on chroma.
+TEST(TenBitPixels, SaturateAtTheFormatsTopLevel) {
+    const std::pair<const char*, int> formats[] = {{"I420_10LE", 1023}, {"P010_10LE", 65472}, {"P016_LE", 65535}};
+    for (const auto& [format, top] : formats) {
+        const GstVideoInfo info = videoInfo(format, 9, 5);
+        GstHarness* h = makeHarness("cudaconvolve", {"kernel=1", "bias=65535", "planes=all"}, 1);
+        gst_harness_set_src_caps_str(h, capsString(format, 9, 5).c_str());
+        std::vector<GstBuffer*> inputs, outputs;
+        runFrames(h, info, 1, inputs, outputs);
+        GstVideoFrame out;
+        ASSERT_TRUE(gst_video_frame_map(&out, &info, outputs[0], GST_MAP_READ));
+        const FormatCase& fc = formatCase(format);
+        for (std::size_t p = 0; p < fc.planes.size(); ++p) {
+            HostImage got = planeImage(out, int(p), fc.planes[p].channels);
+            for (int y = 0; y < got.height(); ++y)
+                for (int x = 0; x < got.width(); ++x)
+                    for (int c = 0; c < got.channels(); ++c)
+                        ASSERT_EQ(got.sample(x, y, c), double(top)) << format << " plane " << p << " at " << x << ","
+                                                                    << y << " channel " << c;
+        }
+        gst_video_frame_unmap(&out);
+        unrefAll(inputs);
+        unrefAll(outputs);
+        gst_harness_teardown(h);
+    }
+}
 
 }  // namespace

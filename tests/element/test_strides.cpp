@@ -96,7 +96,7 @@ TEST_P(Strides, OddOffsetsAndStridesGiveTheDefaultLayoutsPixels) {
 INSTANTIATE_TEST_SUITE_P(Formats, Strides,
                          ::testing::Combine(::testing::Values("cudaconvolve", "cudahisteq"),
                                             ::testing::Values("GRAY16_LE", "GRAY8", "I420", "NV12", "RGB", "BGRA",
-                                                              "Y444")),
+                                                              "Y444", "I420_10LE", "P010_10LE")),
                          [](const auto& info) {
                              return std::get<0>(info.param) + "_" + std::get<1>(info.param);
                          });

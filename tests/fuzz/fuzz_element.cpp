@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer target: random property values (any type, out of range, NaN/Inf, long strings) set on cudaconvolve or
-// cudahisteq between random buffers under random caps: 14 formats, sizes from 1x1 to a long side of 8192 (the area
+// cudahisteq between random buffers under random caps: 18 formats (10-bit ones with bits outside their depth, packed
+// 4:2:2 of odd widths too), sizes from 1x1 to a long side of 8192 (the area
 // capped at 2^14 pixels so that an input stays fast), and buffers whose
 // planes have padded, odd strides and offsets (GstVideoMeta). Every input must end without a crash, a sanitizer
 // report or a GStreamer CRITICAL; errors on the bus are fine. The CPU backend by default; on a GPU host
@@ -67,7 +68,8 @@ const GstVideoFormat kFormats[] = {
     GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx,
     GST_VIDEO_FORMAT_xRGB,  GST_VIDEO_FORMAT_RGB,       GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_I420,
     GST_VIDEO_FORMAT_YV12,  GST_VIDEO_FORMAT_NV12,      GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y42B,
-    GST_VIDEO_FORMAT_Y444,  GST_VIDEO_FORMAT_ABGR};
+    GST_VIDEO_FORMAT_Y444,  GST_VIDEO_FORMAT_ABGR,      GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+    GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_I420_10LE};
 
 // Bytes that vary along and across rows (a prime period), copied in blocks: the fill costs little next to the work.
 void fillPattern(std::uint8_t* data, std::size_t size, int round) {

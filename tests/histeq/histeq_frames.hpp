@@ -60,6 +60,24 @@ inline void fillPattern(HostImage& img, Pattern p, std::uint32_t seed) {
 
 struct Size2 { int w, h; };
 
+// A 16-bit pattern as 10-bit levels stored in the container's bits (I420_10LE: low, P010_10LE: high).
+inline void toTenBit(HostImage& img, SampleBits bits) {
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            img.setSample(x, y, 0, double((unsigned(img.sample(x, y, 0)) >> 6) << bits.shift));
+}
+
+// Every sample shifted right by `shift` (stored → levels) or left (levels → stored) when shift is negative.
+inline HostImage shiftedRight(const HostImage& img, int shift) {
+    HostImage out = img;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            const unsigned v = unsigned(img.sample(x, y, 0));
+            out.setSample(x, y, 0, double(shift >= 0 ? v >> shift : v << -shift));
+        }
+    return out;
+}
+
 inline std::string sizeName(Size2 s) { return std::to_string(s.w) + "x" + std::to_string(s.h); }
 
 }  // namespace cudafilters::test

@@ -290,6 +290,66 @@ TEST(HisteqCpu, BackendsMatchAnIndependentOracleEverywhere) {
             }
 }
 
+TEST(HisteqCpu, LumaPairsEqualizeOneChannelAndKeepTheOther) {
+    // Packed 4:2:2 seen as Y/chroma pairs (YUY2, YVYU: Y at 0; UYVY: Y at 1): Y equalized as a plane of its own,
+    // exactly as the oracle (bit-exact to OpenCV) does it on the extracted channel; chroma copied.
+    for (int luma : {0, 1})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 3, 2)}) {
+            HostImage src(98, 45, 2, SampleType::U8);
+            fillPattern(src, Pattern::Blobs, 12);
+            HostImage y(98, 45, 1, SampleType::U8);
+            for (int r = 0; r < 45; ++r)
+                for (int x = 0; x < 98; ++x) y.setSample(x, r, 0, src.sample(x, r, luma) * 0.5 + 40);
+            HostImage pairs = src;
+            for (int r = 0; r < 45; ++r)
+                for (int x = 0; x < 98; ++x) pairs.setSample(x, r, luma, y.sample(x, r, 0));
+            const HostImage equalized = OracleEqualizer(d, SampleType::U8).process(y);
+            HostImage expected = pairs;
+            for (int r = 0; r < 45; ++r)
+                for (int x = 0; x < 98; ++x) expected.setSample(x, r, luma, equalized.sample(x, r, 0));
+            const auto plan = EqualizePlan::make(d, SampleType::U8, 2, {}, {}, luma);
+            for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                const Difference diff = compareImages(expected, run(plan, b, pairs));
+                EXPECT_EQ(diff.differing, 0) << backendName(b) << " Y at " << luma << " " << equalizeModeName(d.mode)
+                                             << ": " << describe(diff);
+            }
+        }
+    EXPECT_THROW(EqualizePlan::make({}, SampleType::U16, 2, {}, {}, 0), InvalidArgument);
+    EXPECT_THROW(EqualizePlan::make({}, SampleType::U8, 2, {}, {}, 2), InvalidArgument);
+}
+
+TEST(HisteqCpu, TenBitSamplesUseOneBinPerLevel) {
+    // I420_10LE (levels in the low bits) and P010_10LE (high bits): the oracle on 1024 levels, stored back in the
+    // container's bits; the top level is 1023 whatever the layout.
+    for (SampleBits bits : {SampleBits::low(10), SampleBits::high(10)})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 2, 3)})
+            for (double alpha : {0.0, 0.7}) {
+                d.smoothing = alpha;
+                OracleEqualizer oracle(d, 1024);
+                auto ref = makeEqualizer(d, SampleType::U16, 1, Backend::Reference, {}, bits);
+                auto cpu = makeEqualizer(d, SampleType::U16, 1, Backend::Cpu, {}, bits);
+                for (int frame = 0; frame < 3; ++frame) {
+                    HostImage src(70, 45, 1, SampleType::U16);
+                    fillPattern(src, frame % 2 ? Pattern::Blobs : Pattern::Random, 40 + frame);
+                    toTenBit(src, bits);
+                    const HostImage expected = shiftedRight(oracle.process(shiftedRight(src, bits.shift)), -bits.shift);
+                    for (auto* eq : {ref.get(), cpu.get()}) {
+                        const HostImage out = run(*eq, src);
+                        const Difference diff = compareImages(expected, out);
+                        EXPECT_EQ(diff.differing, 0) << (eq == cpu.get() ? "cpu " : "reference ") << bits.shift
+                                                     << " " << equalizeModeName(d.mode) << " alpha " << alpha
+                                                     << " frame " << frame << ": " << describe(diff);
+                        double top = 0;
+                        for (int y = 0; y < out.height(); ++y)
+                            for (int x = 0; x < out.width(); ++x) top = std::max(top, out.sample(x, y, 0));
+                        if (d.mode == EqualizeMode::Global && frame != 1) EXPECT_EQ(top, double(1023 << bits.shift));
+                    }
+                }
+            }
+    EXPECT_THROW(EqualizePlan::make({}, SampleType::U16, 3, ChannelOrder::rgb(), SampleBits::low(10)),
+                 InvalidArgument);
+}
+
 TEST(HisteqCpu, Global16BitUsesAFullLevelHistogram) {
     // 16-bit global = equalizeHist's formula over 65536 bins: a uniform frame is unchanged, the output is monotone
     // and spans 0..65535, and a frame of two levels maps to 0 and 65535.
@@ -553,7 +613,9 @@ TEST(HisteqValidation, RejectsNaNSmoothing) {
     d.smoothing = std::numeric_limits<double>::quiet_NaN();
     expectRejected(d, "smoothing");
 }
-TEST(HisteqValidation, RejectsTwoChannels) { expectRejected({}, "1, 3 or 4", SampleType::U8, 2); }
+TEST(HisteqValidation, RejectsFiveChannels) { expectRejected({}, "1 to 4", SampleType::U8, 5); }
+// Two channels are Y/chroma pairs of packed 4:2:2: 8-bit only.
+TEST(HisteqValidation, RejectsSixteenBitPairs) { expectRejected({}, "Y/chroma pair", SampleType::U16, 2); }
 TEST(HisteqValidation, RejectsChannelIndexOutsidePixel) {
     expectRejected({}, "outside", SampleType::U8, 3, ChannelOrder::argb());
 }

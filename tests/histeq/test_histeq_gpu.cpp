@@ -105,8 +105,8 @@ EqualizeDesc clahe(double clip, int tx, int ty) {
 
 // CUDA against the reference and the CPU backend, aligned and odd pitches.
 void expectCudaExact(const EqualizeDesc& d, SampleType t, int channels, ChannelOrder order, HostImage& src,
-                     const std::string& what) {
-    const auto plan = EqualizePlan::make(d, t, channels, order);
+                     const std::string& what, SampleBits bits = {}, int lumaChannel = 0) {
+    const auto plan = EqualizePlan::make(d, t, channels, order, bits, lumaChannel);
     auto ref = makeReferenceEqualizer(plan);
     HostImage expected = runHost(*ref, src);
     if (d.smoothing == 0) {
@@ -170,6 +170,60 @@ TEST(HisteqGpu, Gray16MatchesReference) {
             expectCudaExact(d, SampleType::U16, 1, {}, src,
                             std::string("u16 ") + equalizeModeName(d.mode) + " " + patternName(p));
         }
+}
+
+// I420_10LE and P010_10LE luma: 1024 bins at runtime in the u16 kernels, levels read as sample >> shift and stored
+// back in the container's bits; statistics on levels.
+TEST(HisteqGpu, TenBitMatchesReference) {
+    REQUIRE_GPU();
+    for (SampleBits bits : {SampleBits::low(10), SampleBits::high(10)})
+        for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 2, 3), clahe(40, 16, 16)})
+            for (Pattern p : {Pattern::Random, Pattern::Blobs, Pattern::Uniform, Pattern::TwoLevel}) {
+                HostImage src(211, 97, 1, SampleType::U16);
+                fillPattern(src, p, 31);
+                toTenBit(src, bits);
+                expectCudaExact(d, SampleType::U16, 1, {}, src,
+                                "10-bit at " + std::to_string(bits.shift) + " " + equalizeModeName(d.mode) + " " +
+                                    patternName(p),
+                                bits);
+            }
+    for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 7, 5)}) {
+        d.statistics = true;
+        d.smoothing = 0.5;
+        auto ref = makeEqualizer(d, SampleType::U16, 1, Backend::Reference, {}, SampleBits::high(10));
+        auto gpu = makeEqualizer(d, SampleType::U16, 1, Backend::Cuda, {}, SampleBits::high(10));
+        for (int frame = 0; frame < 3; ++frame) {
+            HostImage src(203, 101, 1, SampleType::U16);
+            fillPattern(src, frame == 1 ? Pattern::Uniform : Pattern::Blobs, frame);
+            toTenBit(src, SampleBits::high(10));
+            const HostImage expected = runHost(*ref, src);
+            const Difference diff = compareImages(expected, runCuda(*gpu, src, frame != 2));
+            EXPECT_EQ(diff.differing, 0) << "smoothed P010 frame " << frame << ": " << describe(diff);
+            FrameStatistics e, g;
+            ASSERT_TRUE(ref->statistics(e));
+            ASSERT_TRUE(gpu->statistics(g));
+            EXPECT_EQ(e.histogram, g.histogram);
+            EXPECT_DOUBLE_EQ(e.mean, g.mean);
+            EXPECT_EQ(e.min, g.min);
+            EXPECT_EQ(e.max, g.max);
+        }
+    }
+}
+
+// Packed 4:2:2 as Y/chroma pairs (2 u8 channels, Y at 0 or 1): Y equalized, chroma kept.
+TEST(HisteqGpu, LumaPairsMatchReference) {
+    REQUIRE_GPU();
+    for (Size2 s : std::vector<Size2>{{1, 1}, {98, 45}, {1920, 1080}})
+        for (int luma : {0, 1})
+            for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 1, 1)}) {
+                if (d.mode == EqualizeMode::Clahe && (d.tilesX > s.w || d.tilesY > s.h)) continue;
+                HostImage src(s.w, s.h, 2, SampleType::U8);
+                fillPattern(src, Pattern::Blobs, 3 + luma);
+                expectCudaExact(d, SampleType::U8, 2, {}, src,
+                                "pairs " + sizeName(s) + " Y at " + std::to_string(luma) + " " +
+                                    equalizeModeName(d.mode),
+                                {}, luma);
+            }
 }
 
 TEST(HisteqGpu, ColourModesMatchReference) {

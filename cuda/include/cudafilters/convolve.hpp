@@ -55,6 +55,9 @@ struct ConvolveDesc {
     double borderValue = 0;         // for Border::Constant, in sample units
     Combine combine = Combine::Magnitude;
     unsigned channelMask = 0xF;     // Filter mode: bit c set = channel c filtered, else copied
+    // Filter mode, of the channels not filtered: bit c set = copied from src, clear = left as it is in dst. A second
+    // pass over other channels of the same pixels clears it (packed 4:2:2: luma pass, then chroma pass).
+    unsigned copyMask = 0xF;
     ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
 };
 
@@ -74,22 +77,27 @@ struct ConvolvePlan {
     Border border = Border::Reflect101;
     float borderValue = 0;
     SampleType type = SampleType::U8;
+    SampleBits bits;                // resolved: where the levels lie in the samples (P010: 10 bits at bit 6)
     int inputChannels = 1;
     int outputChannels = 1;
     unsigned channelMask = 0xF;     // restricted to the input's channels
+    unsigned copyMask = 0xF;        // restricted to the input's channels not in channelMask (Filter mode)
     int kernelWidth = 0;            // all kernels share one size
     int kernelHeight = 0;
     ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
 
     int bankSize() const { return mode == ConvolveMode::Filter ? int(kernels.size()) : 1; }
-    bool isIdentity() const;        // output == input for every pixel
+    bool isIdentity() const;        // output == input for every pixel (every channel filtered or copied)
     // True when `other` differs from this plan in values only (taps, bias, absolute, border value): same kernel count
-    // and sizes, mode, combine, sample type, channel counts and mask, border rule and separability. What every
+    // and sizes, mode, combine, sample type, channel counts and masks, border rule and separability. What every
     // backend's retune requires; a backend may require more (the CUDA one: the same kernel path).
     bool sameShape(const ConvolvePlan& other) const;
 
-    // Throws InvalidArgument with a message a user can act on.
-    static ConvolvePlan make(const ConvolveDesc& desc, SampleType type, int inputChannels);
+    int maxLevel() const { return cudafilters::maxLevel(bits); }
+
+    // Throws InvalidArgument with a message a user can act on. Bias and border value stay in container units (a P010
+    // mid-grey is 32768, an I420_10LE one 512); results are rounded to a level and saturated at maxLevel() levels.
+    static ConvolvePlan make(const ConvolveDesc& desc, SampleType type, int inputChannels, SampleBits bits = {});
 };
 
 // Checks a src/dst pair against a plan: sizes match, types and channel counts as the plan expects.
@@ -117,8 +125,8 @@ protected:
 
 std::unique_ptr<Convolver> makeConvolver(ConvolvePlan plan, Backend backend);
 inline std::unique_ptr<Convolver> makeConvolver(const ConvolveDesc& desc, SampleType type, int channels,
-                                                Backend backend) {
-    return makeConvolver(ConvolvePlan::make(desc, type, channels), backend);
+                                                Backend backend, SampleBits bits = {}) {
+    return makeConvolver(ConvolvePlan::make(desc, type, channels, bits), backend);
 }
 
 // Factories of the individual backends (declared for tests and benchmarks).

@@ -23,13 +23,16 @@ template <typename F> CUDAFILTERS_HD F combineFinish(Combine combine, F accumula
     return combine == Combine::Magnitude ? sqrt(accumulated) : accumulated;
 }
 
-// value + bias, |.| if absolute, round half to even (the default rounding mode), saturate to [0, maxValue].
-template <typename F> CUDAFILTERS_HD int finishSample(F value, float bias, bool absolute, int maxValue) {
+// value + bias, |.| if absolute, round half to even (the default rounding mode) to a level of the format, saturate
+// to [0, maxLevel] levels and return the stored sample (level << shift; SampleBits). value and bias are in container
+// units (what is stored): the scaling by 2^-shift is exact, so a P010 frame gives the bits its 10-bit levels give.
+template <typename F> CUDAFILTERS_HD int finishSample(F value, float bias, bool absolute, int maxLevel, int shift = 0) {
     value += F(bias);
     if (absolute) value = fabs(value);
+    if (shift) value *= F(1) / F(1 << shift);
     value = rint(value);
     if (!(value > F(0))) return 0;  // also maps NaN to 0
-    return value >= F(maxValue) ? maxValue : int(value);
+    return (value >= F(maxLevel) ? maxLevel : int(value)) << shift;
 }
 
 CUDAFILTERS_HD int maxSampleValue(SampleType type) { return type == SampleType::U8 ? 255 : 65535; }

@@ -65,6 +65,9 @@ constexpr int kStatisticsDepth = 8;          // statistics of the last 8 frames 
 //   u16: CLAHE = cv::createCLAHE on CV_16U (65536 bins, clip at clipLimit · tilePixels / 65536 per bin, as OpenCV);
 //        global = cv::equalizeHist's formula on a 65536-bin histogram (one bin per level, LUT scaled to 65535):
 //        the binning is the identity, nothing is lost.
+//   fewer significant bits (SampleBits, 1 channel only: I420_10LE, P010_10LE luma): one bin per level of the real
+//        depth (10 bits: 1024 bins, LUT scaled to 1023 levels, CLAHE clip at clipLimit · tilePixels / 1024), read as
+//        sample >> shift (levels above the depth saturate) and stored as level << shift.
 struct EqualizePlan {
     EqualizeMode mode = EqualizeMode::Global;
     double clipLimit = 2.0;
@@ -75,23 +78,26 @@ struct EqualizePlan {
     ColorMode colorMode = ColorMode::Luma;  // irrelevant for 1 channel
     bool statistics = false;
     SampleType type = SampleType::U8;
+    SampleBits bits;  // resolved
     int channels = 1;
     ChannelOrder order{};
+    int lumaChannel = 0;  // 2 channels (packed 4:2:2 seen as Y/chroma pairs): the channel equalized, the other kept
 
-    int bins() const { return type == SampleType::U8 ? 256 : 65536; }
+    int bins() const { return 1 << bits.depth; }
     int tiles() const { return mode == EqualizeMode::Clahe ? tilesX * tilesY : 1; }
     // True when `other` differs from this plan in values only: clip limit, smoothing strength (smoothing stays on or
     // off: turning it on needs state tables) and tile counts. Mode, sample type, channels, order, colour mode,
     // smoothing target and statistics are the same. What every backend's retune requires besides a tile grid that
     // fits its tables.
     bool sameShape(const EqualizePlan& other) const;
-    // Channels the histogram is taken of: 1 (a plane, or Y in luma mode) or 3 (per-channel mode).
-    int equalizedChannels() const { return channels == 1 || colorMode == ColorMode::Luma ? 1 : 3; }
+    // Channels the histogram is taken of: 1 (a plane, Y of Y/chroma pairs, or Y in luma mode) or 3 (per-channel mode).
+    int equalizedChannels() const { return channels <= 2 || colorMode == ColorMode::Luma ? 1 : 3; }
 
-    // Throws InvalidArgument with a message a user can act on (u8/u16 only; 1, 3 or 4 channels; distinct channel
-    // indices inside the pixel; clip ≥ 0 and finite; tiles in [1, kMaxTiles]; CLAHE tiles × bins ≤
-    // kMaxClaheTableEntries; α in [0, 1)).
-    static EqualizePlan make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order = {});
+    // Throws InvalidArgument with a message a user can act on (u8/u16 only; 1, 3 or 4 channels, or 2 u8 channels of
+    // which lumaChannel is equalized (YUY2, UYVY, YVYU as pixel pairs); distinct channel indices inside the pixel; clip ≥ 0 and finite; tiles in [1, kMaxTiles]; CLAHE tiles × bins ≤
+    // kMaxClaheTableEntries; α in [0, 1); SampleBits other than the full container only for 1 channel, 8 to 16 bits).
+    static EqualizePlan make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order = {},
+                             SampleBits bits = {}, int lumaChannel = 0);
 };
 
 // Checks a src/dst pair against a plan: equal sizes, the plan's type and channels, and for CLAHE tiles ≤ the frame's
@@ -99,7 +105,8 @@ struct EqualizePlan {
 void validateImages(const EqualizePlan& plan, const ImageView& src, const ImageView& dst);
 
 // Of the equalized input: the plane (1 channel), Y (luma mode) or R, G and B pooled (per-channel mode).
-// u16: histogram bin = value >> 8; min, max and mean in sample units.
+// Values in levels (sample >> SampleBits::shift); histogram bin = level >> (depth − 8) (u16: level >> 8); min, max
+// and mean in levels.
 struct FrameStatistics {
     std::uint64_t frame = 0;   // index of the frame since the Equalizer was made (process() calls, reset() or not)
     std::uint64_t samples = 0; // samples counted (pixels × equalized channels)
@@ -153,8 +160,8 @@ protected:
 
 std::unique_ptr<Equalizer> makeEqualizer(EqualizePlan plan, Backend backend);
 inline std::unique_ptr<Equalizer> makeEqualizer(const EqualizeDesc& desc, SampleType type, int channels,
-                                                Backend backend, ChannelOrder order = {}) {
-    return makeEqualizer(EqualizePlan::make(desc, type, channels, order), backend);
+                                                Backend backend, ChannelOrder order = {}, SampleBits bits = {}) {
+    return makeEqualizer(EqualizePlan::make(desc, type, channels, order, bits), backend);
 }
 
 // Factories of the individual backends (declared for tests and benchmarks).

@@ -19,6 +19,24 @@ constexpr std::size_t sampleSize(SampleType type) {
 
 const char* sampleTypeName(SampleType type);
 
+// Where a format keeps its samples inside the container: `depth` significant bits starting at bit `shift`, the bits
+// below zero. GRAY8, GRAY16_LE, P016_LE: the whole container (the default); I420_10LE: 10 bits at bit 0; P010_10LE:
+// 10 bits at bit 6. Filters work on levels (sample >> shift), saturate at maxLevel() and store level << shift.
+struct SampleBits {
+    int depth = 0;  // 0: the container's width
+    int shift = 0;
+
+    static constexpr SampleBits full() { return {}; }
+    static constexpr SampleBits low(int depth) { return {depth, 0}; }      // I420_10LE
+    static constexpr SampleBits high(int depth) { return {depth, 16 - depth}; }  // P010_10LE (u16 container)
+};
+
+// `bits` with depth 0 filled in from `type`; throws InvalidArgument when depth + shift exceed the container or depth
+// is below 1.
+SampleBits resolveBits(SampleType type, SampleBits bits);
+constexpr int maxLevel(SampleBits resolved) { return (1 << resolved.depth) - 1; }
+constexpr bool operator==(SampleBits a, SampleBits b) { return a.depth == b.depth && a.shift == b.shift; }
+
 // A pitched 2D plane of interleaved samples. `width` counts pixels, `pitch` bytes between row starts.
 // The engine never assumes pitch == width * channels * sampleSize: video planes are padded.
 struct ImageView {

@@ -14,6 +14,15 @@ const char* sampleTypeName(SampleType type) {
     return "unknown";
 }
 
+SampleBits resolveBits(SampleType type, SampleBits bits) {
+    const int container = int(sampleSize(type)) * 8;
+    if (bits.depth == 0) bits.depth = container - bits.shift;
+    if (bits.depth < 1 || bits.shift < 0 || bits.depth + bits.shift > container)
+        throw InvalidArgument(std::to_string(bits.depth) + " significant bits at bit " + std::to_string(bits.shift) +
+                              " do not fit a " + sampleTypeName(type) + " sample");
+    return bits;
+}
+
 void validateImage(const ImageView& image, const char* what) {
     const std::string name(what);
     if (image.width <= 0 || image.height <= 0)

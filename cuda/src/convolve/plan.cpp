@@ -79,6 +79,8 @@ bool factorise(const Kernel2D& k, std::vector<float>& column, std::vector<float>
 bool ConvolvePlan::isIdentity() const {
     if (mode != ConvolveMode::Filter || kernels.size() != 1 || bias != 0) return false;
     if (inputChannels != outputChannels) return false;
+    const unsigned all = (1u << inputChannels) - 1;
+    if (((channelMask | copyMask) & all) != all) return false;  // channels left as they are in dst
     const Kernel2D& k = kernels[0];
     const int cx = k.width / 2, cy = k.height / 2;
     for (int y = 0; y < k.height; ++y)
@@ -92,10 +94,10 @@ bool ConvolvePlan::sameShape(const ConvolvePlan& other) const {
            kernelHeight == other.kernelHeight && separable == other.separable && row.size() == other.row.size() &&
            column.size() == other.column.size() && mode == other.mode && combine == other.combine &&
            type == other.type && inputChannels == other.inputChannels && outputChannels == other.outputChannels &&
-           channelMask == other.channelMask && border == other.border;
+           channelMask == other.channelMask && copyMask == other.copyMask && border == other.border && bits == other.bits;
 }
 
-ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int inputChannels) {
+ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int inputChannels, SampleBits bits) {
     if (inputChannels < 1 || inputChannels > 4)
         throw InvalidArgument("images have 1 to 4 channels, not " + std::to_string(inputChannels));
     requireFinite(desc.divisor, "divisor");
@@ -109,6 +111,7 @@ ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int i
     plan.border = desc.border;
     plan.borderValue = static_cast<float>(desc.borderValue);
     plan.type = type;
+    plan.bits = resolveBits(type, bits);
     plan.inputChannels = inputChannels;
     plan.combine = desc.combine;
     plan.algorithm = desc.algorithm;
@@ -144,6 +147,7 @@ ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int i
         if (desc.channelMask & ~0xFu)
             throw InvalidArgument("channel mask " + std::to_string(desc.channelMask) + " names channels beyond 4");
         plan.channelMask = desc.channelMask & channelBits;
+        plan.copyMask = desc.copyMask & channelBits & ~plan.channelMask;
         if (givenSeparable) {
             Kernel2D k;
             k.width = int(desc.row.size());

@@ -10,10 +10,14 @@ namespace cudafilters {
 const char* equalizeModeName(EqualizeMode mode) { return mode == EqualizeMode::Global ? "global" : "clahe"; }
 const char* colorModeName(ColorMode mode) { return mode == ColorMode::Luma ? "luma" : "per-channel"; }
 
-EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order) {
-    if (channels != 1 && channels != 3 && channels != 4)
-        throw InvalidArgument("histogram equalization supports 1, 3 or 4 interleaved channels, not " +
+EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int channels, ChannelOrder order,
+                                SampleBits bits, int lumaChannel) {
+    if (channels < 1 || channels > 4)
+        throw InvalidArgument("histogram equalization supports 1 to 4 interleaved channels, not " +
                               std::to_string(channels));
+    if (channels == 2 && (type != SampleType::U8 || lumaChannel < 0 || lumaChannel > 1))
+        throw InvalidArgument("2-channel (Y/chroma pair) equalization needs u8 samples and the Y channel 0 or 1, got " +
+                              std::string(sampleTypeName(type)) + " and channel " + std::to_string(lumaChannel));
     if (!std::isfinite(desc.clipLimit) || desc.clipLimit < 0)
         throw InvalidArgument("clip limit must be a finite number >= 0 (0 = no clipping), got " +
                               std::to_string(desc.clipLimit));
@@ -22,7 +26,7 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
                               std::to_string(desc.tilesX) + "x" + std::to_string(desc.tilesY));
     if (!(desc.smoothing >= 0.0 && desc.smoothing < 1.0))
         throw InvalidArgument("smoothing must be in [0, 1) (0 = none), got " + std::to_string(desc.smoothing));
-    if (channels > 1) {
+    if (channels > 2) {
         const int idx[3] = {order.red, order.green, order.blue};
         for (int i = 0; i < 3; ++i) {
             if (idx[i] < 0 || idx[i] >= channels)
@@ -43,8 +47,14 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
     plan.colorMode = desc.colorMode;
     plan.statistics = desc.statistics;
     plan.type = type;
+    plan.bits = resolveBits(type, bits);
+    if (!(plan.bits == resolveBits(type, {})) && (channels != 1 || plan.bits.depth < 8))
+        throw InvalidArgument("histogram equalization of " + std::to_string(plan.bits.depth) +
+                              "-bit samples inside " + sampleTypeName(type) +
+                              " needs one channel and at least 8 bits");
     plan.channels = channels;
-    plan.order = channels == 1 ? ChannelOrder{} : order;
+    plan.order = channels <= 2 ? ChannelOrder{} : order;
+    plan.lumaChannel = channels == 2 ? lumaChannel : 0;
     const long long tableEntries = static_cast<long long>(plan.tilesX) * plan.tilesY * plan.bins();
     if (plan.mode == EqualizeMode::Clahe && tableEntries > kMaxClaheTableEntries)
         throw InvalidArgument("CLAHE tile grid " + std::to_string(plan.tilesX) + "x" + std::to_string(plan.tilesY) +
@@ -56,8 +66,8 @@ EqualizePlan EqualizePlan::make(const EqualizeDesc& desc, SampleType type, int c
 }
 
 bool EqualizePlan::sameShape(const EqualizePlan& other) const {
-    return mode == other.mode && type == other.type && channels == other.channels && order.red == other.order.red &&
-           order.green == other.order.green && order.blue == other.order.blue && colorMode == other.colorMode &&
+    return mode == other.mode && type == other.type && bits == other.bits && channels == other.channels && order.red == other.order.red &&
+           order.green == other.order.green && order.blue == other.order.blue && lumaChannel == other.lumaChannel && colorMode == other.colorMode &&
            smoothTarget == other.smoothTarget && statistics == other.statistics &&
            (smoothing > 0.0f) == (other.smoothing > 0.0f);
 }

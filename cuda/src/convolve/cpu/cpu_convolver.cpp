@@ -72,7 +72,7 @@ public:
 
 private:
     template <typename T> void run(const ImageView& src, const ImageView& dst) {
-        const int maxValue = maxSampleValue(plan_.type);
+        const int maxValue = plan_.maxLevel(), shift = plan_.bits.shift;
         const std::size_t pixels = std::size_t(src.width) * src.height;
         planes_.resize(plan_.inputChannels);
         for (int c = 0; c < plan_.inputChannels; ++c)
@@ -82,7 +82,7 @@ private:
             const bool filtered = plan_.mode == ConvolveMode::MultiChannel || plan_.combine == Combine::Channels ||
                                   (plan_.channelMask & (1u << o));
             if (!filtered) {
-                if (src.data != dst.data) copyChannel<T>(src, dst, o);
+                if (src.data != dst.data && (plan_.copyMask >> o & 1u)) copyChannel<T>(src, dst, o);
                 continue;
             }
             accumulate(o, pixels);
@@ -91,7 +91,7 @@ private:
                 const float* values = &combined_[std::size_t(y) * src.width];
                 for (int x = 0; x < src.width; ++x)
                     row[std::size_t(x) * dst.channels + o] =
-                        T(finishSample(values[x], plan_.bias, plan_.absolute, maxValue));
+                        T(finishSample(values[x], plan_.bias, plan_.absolute, maxValue, shift));
             }
         }
     }

@@ -14,10 +14,6 @@ namespace cudafilters::cuda_detail {
 
 constexpr int kBlockThreads = 256;
 
-template <typename T> struct SampleTraits;
-template <> struct SampleTraits<std::uint8_t> { static constexpr int maxValue = 255; };
-template <> struct SampleTraits<std::uint16_t> { static constexpr int maxValue = 65535; };
-
 template <typename T> __device__ __forceinline__ const T* srcRow(const ConvFrame& f, int y) {
     return reinterpret_cast<const T*>(f.src + std::size_t(y) * f.srcPitch);
 }
@@ -25,9 +21,9 @@ template <typename T> __device__ __forceinline__ T* dstRow(const ConvFrame& f, i
     return reinterpret_cast<T*>(f.dst + std::size_t(y) * f.dstPitch);
 }
 
-// combined response → + bias, |.|, round half to even, saturate.
+// combined response → + bias, |.|, round half to even to a level, saturate, stored as level << shift.
 template <typename T> __device__ __forceinline__ T finish(const ConvFrame& f, float value) {
-    return static_cast<T>(finishSample<float>(value, f.bias, f.absolute != 0, SampleTraits<T>::maxValue));
+    return static_cast<T>(finishSample<float>(value, f.bias, f.absolute != 0, f.maxLevel, f.shift));
 }
 
 template <int BANK> __device__ __forceinline__ float combineBank(Combine combine, const float (&r)[BANK]) {

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
     const int ch = toChannels ? 0 : int(blockIdx.x) % layers;
     const int x0 = (int(blockIdx.x) / layers) * C::TW, y0 = blockIdx.y * C::TH;
     if (!toChannels && !((f.mask >> ch) & 1u)) {
-        copyBlock<T>(f, ch, x0, y0, C::TW, C::TH);
+        if ((f.copy >> ch) & 1u) copyBlock<T>(f, ch, x0, y0, C::TW, C::TH);
         return;
     }
     loadTile<T, C::ROWS, C::COLS4, C::S>(f, ch, x0 - C::RA, y0 - C::R, tile);

@@ -72,7 +72,7 @@ template <typename T> __global__ void __launch_bounds__(kFftBlockX* kFftBlockY) 
     for (int o = 0; o < f.outChannels; ++o) {
         const int count = p.t.outputCount[o];
         if (count == 0) {
-            out[o] = srcRow<T>(f, y)[x * f.inChannels + o];
+            if ((f.copy >> o) & 1u) out[o] = srcRow<T>(f, y)[x * f.inChannels + o];
             continue;
         }
         float acc = combineInit<float>(f.combine);

@@ -47,7 +47,7 @@ template <typename T> __global__ void __launch_bounds__(kBlockThreads) genericKe
     } else if (f.combine == Combine::Channels) {
         *out = finish<T>(f, response<T>(f, p.taps + std::size_t(o) * taps, p.kw, p.kh, x, y, 0));
     } else if (!((f.mask >> o) & 1u)) {
-        *out = srcRow<T>(f, y)[x * f.inChannels + o];
+        if ((f.copy >> o) & 1u) *out = srcRow<T>(f, y)[x * f.inChannels + o];
     } else if (p.kernelCount == 1) {
         *out = finish<T>(f, response<T>(f, p.taps, p.kw, p.kh, x, y, o));
     } else {

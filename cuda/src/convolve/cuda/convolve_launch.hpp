@@ -26,7 +26,10 @@ struct ConvFrame {
     float borderValue = 0;
     float bias = 0;
     int absolute = 0;
-    unsigned mask = 1;  // channels filtered (Filter mode); the others are copied
+    int maxLevel = 255; // the plan's SampleBits: results saturate at maxLevel levels, stored as level << shift
+    int shift = 0;
+    unsigned mask = 1;  // channels filtered (Filter mode); of the others, those in `copy` are copied
+    unsigned copy = 0;  // the others are left as they are in dst
     int vectorRows = 0; // 1 channel, source pointer and pitch aligned to 4 samples: tiles load in words
 };
 

@@ -35,6 +35,9 @@ ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageV
     f.bias = plan.bias;
     f.absolute = plan.absolute ? 1 : 0;
     f.mask = plan.channelMask;
+    f.copy = plan.copyMask;
+    f.maxLevel = plan.maxLevel();
+    f.shift = plan.bits.shift;
     f.vectorRows = sourceRowsAligned(src.data, src.pitch, src.channels, sampleSize(src.type)) ? 1 : 0;
     return f;
 }

@@ -28,9 +28,18 @@ void equalizePlane(const EqualizePlan& plan, const cv::Mat& src, cv::Mat& dst) {
 
 bool equalizeWithLibrary(const EqualizePlan& plan, const ImageView& src, const ImageView& dst) {
     if (plan.mode == EqualizeMode::Global && plan.type != SampleType::U8) return false;  // equalizeHist is 8-bit only
+    if (plan.bins() != 1 << (8 * int(sampleSize(plan.type)))) return false;  // OpenCV bins the whole container
     cv::Mat in = wrap(src), out = wrap(dst);
     if (plan.channels == 1) {
         equalizePlane(plan, in, out);
+        return true;
+    }
+    if (plan.channels == 2) {  // Y/chroma pairs: Y extracted, equalized and put back, chroma kept
+        cv::Mat y, equalized;
+        cv::extractChannel(in, y, plan.lumaChannel);
+        equalizePlane(plan, y, equalized);
+        if (src.data != dst.data) in.copyTo(out);
+        cv::insertChannel(equalized, out, plan.lumaChannel);
         return true;
     }
     const int depth = plan.type == SampleType::U8 ? CV_8U : CV_16U;

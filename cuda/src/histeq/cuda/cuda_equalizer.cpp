@@ -97,10 +97,14 @@ public:
         p.width = src.width;
         p.height = src.height;
         p.u16 = plan_.type == SampleType::U16;
+        p.bins = plan_.bins();
+        p.shift = plan_.bits.shift;
+        p.statsShift = plan_.bits.depth - 8;
         p.channels = plan_.channels;
-        p.kind = plan_.channels == 1                    ? HisteqKind::Plane
+        p.kind = plan_.channels <= 2                    ? HisteqKind::Plane
                  : plan_.colorMode == ColorMode::Luma ? HisteqKind::Luma
                                                         : HisteqKind::PerChannel;
+        p.lumaChannel = plan_.lumaChannel;
         p.red = plan_.order.red;
         p.green = plan_.order.green;
         p.blue = plan_.order.blue;

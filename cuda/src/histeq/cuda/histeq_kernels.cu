@@ -16,15 +16,22 @@ constexpr int kSubHistograms = 4;  // privatised copies per block (warp w uses c
 
 template <typename T> struct SampleTraits;
 template <> struct SampleTraits<std::uint8_t> {
-    static constexpr int kBins = 256;
     static constexpr int kMax = 255;
-    static constexpr int kStatsShift = 0;
 };
 template <> struct SampleTraits<std::uint16_t> {
-    static constexpr int kBins = 65536;
     static constexpr int kMax = 65535;
-    static constexpr int kStatsShift = 8;
 };
+
+// Bins of the histograms: 256 for u8 (known at compile time), one per level of the real depth for u16 (65 536, or
+// 1024 for 10-bit formats).
+template <typename T> __device__ __forceinline__ int binsOf(const HisteqParams& p) {
+    if constexpr (sizeof(T) == 1) return 256;
+    else return p.bins;
+}
+template <typename T> __device__ __forceinline__ int statsShiftOf(const HisteqParams& p) {
+    if constexpr (sizeof(T) == 1) return 0;
+    else return p.statsShift;
+}
 
 constexpr int equalizedChannels(HisteqKind k) { return k == HisteqKind::PerChannel ? 3 : 1; }
 
@@ -41,11 +48,16 @@ template <int kMax> __device__ __forceinline__ int lumaOf(int r, int g, int b) {
     return clampTo(descale(r * 4899 + g * 9617 + b * 1868), kMax);
 }
 
-// The values that are equalized for one pixel: the sample, Y, or R, G, B.
+// The values that are equalized for one pixel: the sample (as a level of its depth), Y of a Y/chroma pair or of
+// RGB, or R, G, B.
 template <typename T, int CH, HisteqKind KIND>
 __device__ __forceinline__ void pixelValues(const T* px, const HisteqParams& p, int (&v)[equalizedChannels(KIND)]) {
-    if constexpr (CH == 1) {
+    if constexpr (CH == 1 && sizeof(T) == 1) {
         v[0] = px[0];
+    } else if constexpr (CH == 1) {
+        v[0] = min(int(px[0]) >> p.shift, p.bins - 1);  // levels above a 10-bit depth saturate
+    } else if constexpr (CH == 2) {
+        v[0] = px[p.lumaChannel];
     } else if constexpr (KIND == HisteqKind::Luma) {
         v[0] = lumaOf<SampleTraits<T>::kMax>(px[p.red], px[p.green], px[p.blue]);
     } else {
@@ -104,12 +116,12 @@ __device__ unsigned blockExclusiveScan(unsigned v, unsigned* scratch) {
 template <typename T>
 __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, unsigned long long* histState,
                              std::uint32_t* lutState, unsigned* scratch) {
-    constexpr int kBins = SampleTraits<T>::kBins;
-    constexpr int kPer = kBins / kThreads;
-    const int begin = threadIdx.x * kPer;
+    const int bins = binsOf<T>(p);
+    const int per = bins / kThreads;
+    const int begin = threadIdx.x * per;
 
     if (p.smoothTarget == 1) {
-        for (int i = begin; i < begin + kPer; ++i) {
+        for (int i = begin; i < begin + per; ++i) {
             const unsigned long long x = (unsigned long long)__ldcg(&h[i]) << 16;
             const unsigned long long s =
                 p.first ? x : ((unsigned long long)p.alphaFixed * histState[i] +
@@ -125,15 +137,15 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         unsigned clipped = 0;
         const unsigned limit = unsigned(p.clipLimit);
         if (p.clipLimit > 0)
-            for (int i = begin; i < begin + kPer; ++i) {
+            for (int i = begin; i < begin + per; ++i) {
                 const unsigned v = __ldcg(&h[i]);
                 if (v > limit) clipped += v - limit;
             }
         clipped = blockSum(clipped, scratch);
-        const unsigned batch = clipped / kBins;
-        const unsigned residual = clipped - batch * kBins;
-        const unsigned step = residual ? max(unsigned(kBins) / residual, 1u) : 1u;
-        for (int i = begin; i < begin + kPer; ++i) {
+        const unsigned batch = clipped / bins;
+        const unsigned residual = clipped - batch * bins;
+        const unsigned step = residual ? max(unsigned(bins) / residual, 1u) : 1u;
+        for (int i = begin; i < begin + per; ++i) {
             unsigned v = __ldcg(&h[i]);
             if (p.clipLimit > 0) {
                 v = min(v, limit) + batch;
@@ -143,14 +155,14 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
             local += v;
         }
         unsigned sum = blockExclusiveScan(local, scratch);
-        for (int i = begin; i < begin + kPer; ++i) {
+        for (int i = begin; i < begin + per; ++i) {
             sum += h[i];
-            lut[i] = T(saturateRound(__fmul_rn(float(sum), p.lutScale), kBins - 1));
+            lut[i] = T(saturateRound(__fmul_rn(float(sum), p.lutScale), bins - 1));
         }
     } else {
         // cv::equalizeHist: first occupied bin maps to 0, a single occupied level maps to itself.
         unsigned first = 0xffffffffu;
-        for (int i = begin; i < begin + kPer; ++i) {
+        for (int i = begin; i < begin + per; ++i) {
             const unsigned v = __ldcg(&h[i]);
             local += v;
             if (v && first == 0xffffffffu) first = i;
@@ -163,20 +175,20 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         const unsigned h0 = i0 == 0xffffffffu ? 0u : __ldcg(&h[i0]);
         unsigned sum = blockExclusiveScan(local, scratch);
         if (i0 == 0xffffffffu) {
-            for (int i = begin; i < begin + kPer; ++i) lut[i] = T(i);
+            for (int i = begin; i < begin + per; ++i) lut[i] = T(i);
         } else if (h0 == total) {
-            for (int i = begin; i < begin + kPer; ++i) lut[i] = T(i0);
+            for (int i = begin; i < begin + per; ++i) lut[i] = T(i0);
         } else {
-            const float scale = __fdiv_rn(float(kBins - 1), float(total - h0));
-            for (int i = begin; i < begin + kPer; ++i) {
+            const float scale = __fdiv_rn(float(bins - 1), float(total - h0));
+            for (int i = begin; i < begin + per; ++i) {
                 sum += h[i];
-                lut[i] = unsigned(i) <= i0 ? T(0) : T(saturateRound(__fmul_rn(float(sum - h0), scale), kBins - 1));
+                lut[i] = unsigned(i) <= i0 ? T(0) : T(saturateRound(__fmul_rn(float(sum - h0), scale), bins - 1));
             }
         }
     }
 
     if (p.smoothTarget == 2) {
-        for (int i = begin; i < begin + kPer; ++i) {
+        for (int i = begin; i < begin + per; ++i) {
             const unsigned long long x = (unsigned long long)lut[i] << 16;
             const unsigned long long s =
                 p.first ? x : ((unsigned long long)p.alphaFixed * lutState[i] +
@@ -187,15 +199,15 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
     }
     // No thread may read a bin of h once its owner has zeroed it (the scratch left zeroed for the next frame).
     __syncthreads();
-    for (int i = begin; i < begin + kPer; ++i) h[i] = 0;
+    for (int i = begin; i < begin + per; ++i) h[i] = 0;
 }
 
 // Global mode: the frame's statistics follow from its K histograms (no per-pixel work). Each thread owns
 // bins / kThreads consecutive bins, i.e. exactly one statistics bin for u16 and one bin for u8.
 template <typename T, int K>
 __device__ void statisticsFromHistogram(const HisteqParams& p, unsigned* scratch) {
-    constexpr int kBins = SampleTraits<T>::kBins;
-    constexpr int kPer = kBins / kThreads;
+    const int bins = binsOf<T>(p);
+    const int per = bins / kThreads;
     __shared__ unsigned long long sSum;
     __shared__ unsigned sCount, sMin, sMax;
     if (threadIdx.x == 0) {
@@ -207,10 +219,10 @@ __device__ void statisticsFromHistogram(const HisteqParams& p, unsigned* scratch
     __syncthreads();
     unsigned count = 0, lo = 0xffffffffu, hi = 0;
     unsigned long long sum = 0;
-    const int begin = threadIdx.x * kPer;
+    const int begin = threadIdx.x * per;
     for (int k = 0; k < K; ++k) {
-        const std::uint32_t* h = p.hist + std::size_t(k) * kBins;
-        for (int i = begin; i < begin + kPer; ++i) {
+        const std::uint32_t* h = p.hist + std::size_t(k) * bins;
+        for (int i = begin; i < begin + per; ++i) {
             const unsigned v = __ldcg(&h[i]);
             if (v) {
                 count += v;
@@ -242,8 +254,8 @@ __device__ void statisticsFromHistogram(const HisteqParams& p, unsigned* scratch
 template <typename T, int CH, HisteqKind KIND, bool VEC, bool STATS>
 __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p) {
     constexpr int K = equalizedChannels(KIND);
-    constexpr int kBins = SampleTraits<T>::kBins;
-    constexpr bool kShared = kBins == 256;
+    const int bins = binsOf<T>(p);
+    constexpr bool kShared = sizeof(T) == 1;
     constexpr int kSharedBins = kShared ? K * kSubHistograms * 256 : 1;
 
     __shared__ unsigned sHist[kSharedBins];
@@ -273,7 +285,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     __syncthreads();
 
     unsigned* myHist = sHist + ((threadIdx.x >> 5) % kSubHistograms) * 256;
-    std::uint32_t* gHist = p.hist + std::size_t(tile) * kBins;  // channel k adds k * tiles * kBins
+    std::uint32_t* gHist = p.hist + std::size_t(tile) * bins;  // channel k adds k * tiles * bins
     unsigned long long tSum = 0;
     unsigned tMin = 0xffffffffu, tMax = 0, tCount = 0;
 
@@ -283,10 +295,10 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             if constexpr (kShared) atomicAdd(&myHist[k * kSubHistograms * 256 + v[k]], 1u);
-            else atomicAdd(&gHist[std::size_t(k) * tiles * kBins + v[k]], 1u);
+            else atomicAdd(&gHist[std::size_t(k) * tiles * bins + v[k]], 1u);
             if constexpr (STATS) {
                 if (x < p.width && y < p.height) {
-                    atomicAdd(&sStats[v[k] >> SampleTraits<T>::kStatsShift], 1u);
+                    atomicAdd(&sStats[v[k] >> statsShiftOf<T>(p)], 1u);
                     tSum += unsigned(v[k]);
                     tMin = min(tMin, unsigned(v[k]));
                     tMax = max(tMax, unsigned(v[k]));
@@ -332,7 +344,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
             unsigned s = 0;
 #pragma unroll
             for (int c = 0; c < kSubHistograms; ++c) s += sHist[(k * kSubHistograms + c) * 256 + bin];
-            if (s) atomicAdd(&gHist[std::size_t(k) * tiles * kBins + bin], s);
+            if (s) atomicAdd(&gHist[std::size_t(k) * tiles * bins + bin], s);
         }
     }
     if constexpr (STATS) {
@@ -371,7 +383,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     if (!p.clahe && p.statsOut) statisticsFromHistogram<T, K>(p, scratch);
     T* luts = static_cast<T*>(p.luts);
     for (int k = 0; k < K; ++k) {
-        const std::size_t offset = (std::size_t(k) * tiles + tile) * kBins;
+        const std::size_t offset = (std::size_t(k) * tiles + tile) * bins;
         buildTileLut<T>(p, p.hist + offset, luts + offset, p.histState + (p.smoothTarget == 1 ? offset : 0),
                         p.lutState + (p.smoothTarget == 2 ? offset : 0), scratch);
         __syncthreads();
@@ -436,21 +448,20 @@ __device__ __forceinline__ ClaheWeights claheWeights(const HisteqParams& p, int 
 }
 
 template <typename T>
-__device__ __forceinline__ int blend(const T* luts, const ClaheWeights& w, int v) {
-    constexpr int kBins = SampleTraits<T>::kBins;
-    const float l11 = float(__ldg(&luts[std::size_t(w.o11) * kBins + v]));
-    const float l12 = float(__ldg(&luts[std::size_t(w.o12) * kBins + v]));
-    const float l21 = float(__ldg(&luts[std::size_t(w.o21) * kBins + v]));
-    const float l22 = float(__ldg(&luts[std::size_t(w.o22) * kBins + v]));
+__device__ __forceinline__ int blend(const T* luts, int bins, const ClaheWeights& w, int v) {
+    const float l11 = float(__ldg(&luts[std::size_t(w.o11) * bins + v]));
+    const float l12 = float(__ldg(&luts[std::size_t(w.o12) * bins + v]));
+    const float l21 = float(__ldg(&luts[std::size_t(w.o21) * bins + v]));
+    const float l22 = float(__ldg(&luts[std::size_t(w.o22) * bins + v]));
     const float top = __fadd_rn(__fmul_rn(l11, w.xa1), __fmul_rn(l12, w.xa));
     const float bottom = __fadd_rn(__fmul_rn(l21, w.xa1), __fmul_rn(l22, w.xa));
-    return saturateRound(__fadd_rn(__fmul_rn(top, w.ya1), __fmul_rn(bottom, w.ya)), kBins - 1);
+    return saturateRound(__fadd_rn(__fmul_rn(top, w.ya1), __fmul_rn(bottom, w.ya)), bins - 1);
 }
 
 template <typename T, int CH, HisteqKind KIND, bool CLAHE>
 __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
     constexpr int K = equalizedChannels(KIND);
-    constexpr int kBins = SampleTraits<T>::kBins;
+    const int bins = binsOf<T>(p);
     constexpr int kMax = SampleTraits<T>::kMax;
     const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
     if (x >= p.width || y >= p.height) return;
@@ -467,18 +478,20 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
     if constexpr (CLAHE) {
         const ClaheWeights w = claheWeights(p, x, y);
 #pragma unroll
-        for (int k = 0; k < K; ++k) e[k] = blend<T>(luts + std::size_t(k) * tiles * kBins, w, v[k]);
+        for (int k = 0; k < K; ++k) e[k] = blend<T>(luts + std::size_t(k) * tiles * bins, bins, w, v[k]);
     } else {
 #pragma unroll
-        for (int k = 0; k < K; ++k) e[k] = __ldg(&luts[std::size_t(k) * kBins + v[k]]);
+        for (int k = 0; k < K; ++k) e[k] = __ldg(&luts[std::size_t(k) * bins + v[k]]);
     }
     if constexpr (CH == 1) {
-        out[0] = T(e[0]);
+        out[0] = T(e[0] << p.shift);
     } else {
         T o[CH];
 #pragma unroll
         for (int c = 0; c < CH; ++c) o[c] = px[c];  // alpha / padding kept
-        if constexpr (KIND == HisteqKind::Luma) {
+        if constexpr (CH == 2) {
+            o[p.lumaChannel] = T(e[0]);
+        } else if constexpr (KIND == HisteqKind::Luma) {
             const int r = px[p.red], g = px[p.green], b = px[p.blue];
             constexpr int kHalf = (kMax + 1) / 2;
             const int yOld = descale(r * 4899 + g * 9617 + b * 1868);
@@ -603,6 +616,9 @@ void dispatchLayout(const HisteqParams& p, cudaStream_t stream) {
     const bool luma = p.kind == HisteqKind::Luma;
     switch (p.channels) {
     case 1: F<T, 1, HisteqKind::Plane>::run(p, stream); break;
+    case 2:  // Y/chroma pairs of packed 4:2:2, u8 only (EqualizePlan::make)
+        if constexpr (sizeof(T) == 1) F<T, 2, HisteqKind::Plane>::run(p, stream);
+        break;
     case 3:
         if (luma) F<T, 3, HisteqKind::Luma>::run(p, stream);
         else F<T, 3, HisteqKind::PerChannel>::run(p, stream);

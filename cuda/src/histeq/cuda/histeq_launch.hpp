@@ -27,9 +27,13 @@ struct HisteqParams {
     std::size_t dstPitch = 0;
     int width = 0, height = 0;
     bool u16 = false;
+    int bins = 256;        // u16: 1 << depth (SampleBits); levels are sample >> shift, stored as level << shift
+    int shift = 0;
+    int statsShift = 0;    // statistics bin = level >> statsShift (depth − 8)
     int channels = 1;
     HisteqKind kind = HisteqKind::Plane;
     int red = 0, green = 1, blue = 2;
+    int lumaChannel = 0;  // 2 channels (Y/chroma pairs of packed 4:2:2): the channel equalized
     // geometry: global = one tile of the frame's size
     bool clahe = false;
     int tilesX = 1, tilesY = 1;
