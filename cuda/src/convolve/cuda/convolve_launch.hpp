@@ -28,6 +28,7 @@ struct ConvFrame {
     int absolute = 0;
     unsigned mask = 1;  // channels filtered (Filter mode); the others are copied
     int vectorRows = 0; // 1 channel, source pointer and pitch aligned to 4 samples: tiles load in words
+    int rowAlign = 1;   // 16, 4 or 1: the largest of these dividing both the source pointer and its pitch
 };
 
 // Whether a 1-channel source can be read in aligned 4-sample words.
@@ -51,7 +52,12 @@ struct KernelVariants {
     // The separable kernel's tiling: 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8 K = 31 on
     // frames of 4 Mpixel and more.
     int separable = 2;
+    // The interleaved-pixel direct kernel (u8, 3 or 4 channels, one kernel, K = 3, 5, 7, 9; all channels of a pixel
+    // in one thread): 0 takes it for direct plans and for separable ones (full K × K taps), 1 for direct plans only
+    // (separable plans keep the per-channel separable kernel), -1 never (the per-channel tiled kernels).
+    int interleaved = 0;
 };
+constexpr int kInterleavedVariants = 3;  // -1, 0, 1
 constexpr int kSeparableVariants = 3;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
@@ -68,9 +74,9 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 void launchGeneric(SampleType type, ConvolveMode mode, int kernelCount, int kw, int kh, const ConvFrame& frame,
                    const float* deviceTaps, cudaStream_t stream);
 
-// Per sample type; false when no kernel is compiled for (k, bank). smallDirect: KernelVariants::smallDirect.
+// Per sample type; false when no kernel is compiled for (k, bank).
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                    int smallDirect);
+                    const KernelVariants& variants);
 bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 
 // The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3, one kernel):
@@ -78,6 +84,13 @@ bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps,
 // (the tiled kernel runs).
 bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
 bool smallDirectApplies(int k, int bank, const ConvFrame& frame, int variant);
+
+// The interleaved-pixel direct kernel (convolve_direct_interleaved.cu; u8 only): launches it and returns true when
+// it applies to a frame of a direct plan (separablePlan false) or of a separable one (taps: its full K × K kernel)
+// under `variant` (KernelVariants::interleaved); else returns false and launches nothing.
+bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant,
+                         bool separablePlan);
+bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
 // "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.
