@@ -538,16 +538,20 @@ int main(int argc, char** argv) {
                 (void)colour;
 #endif
             }
-            // RGBA Gaussian (separable plan, alpha copied): the interleaved kernel with the full taps (default,
-            // K <= 9) and the per-channel separable kernel (variant 1).
+            // RGBA Gaussian (separable plan, alpha copied): the per-channel separable kernel (variant 2), the
+            // interleaved direct kernel on the full taps (1), then the default (K <= 9: the interleaved separable
+            // kernel).
             {
                 ConvolveDesc rg = presetDesc(Preset::Gaussian, k);
                 rg.border = Border::Replicate;
                 rg.channelMask = 0x7;
                 const ConvolvePlan rgPlan = ConvolvePlan::make(rg, SampleType::U8, 4);
-                cuda_detail::KernelVariants separableKernel;
-                separableKernel.interleaved = 1;
-                run("RGBA gaussian separable-kernel", rgPlan, rgba, rgbaHost, rgbaOut, separableKernel);
+                for (int v : {2, 1}) {
+                    cuda_detail::KernelVariants variants;
+                    variants.interleaved = v;
+                    run(std::string("RGBA gaussian ") + (v == 2 ? "per-channel separable" : "interleaved direct"),
+                        rgPlan, rgba, rgbaHost, rgbaOut, variants);
+                }
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);
 #ifdef CUDAFILTERS_HAVE_NPP
                 const std::vector<std::uint8_t> ours = download(rgbaOut.view);

@@ -521,8 +521,9 @@ TEST(InterleavedKernel, SaturatesAndRoundsHalfToEven) {
 #endif
 }
 
-// Separable plans on interleaved pixels: the interleaved direct kernel (variant 0, the default) and the
-// per-channel separable kernel (variant 1) both match the reference; RGBA with alpha copied, RGB, odd pitches.
+// Separable plans on interleaved pixels under every KernelVariants::interleaved: the per-channel kernels (-1), the
+// interleaved separable kernel (0, the default), the interleaved direct kernel on the full taps (1), the per-channel
+// separable kernel (2) all match the reference; RGBA with alpha copied, RGB, odd pitches, frames below one tile.
 TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -541,6 +542,10 @@ TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
                 cuda_detail::KernelVariants variants;
                 variants.interleaved = v;
                 auto conv = cuda_detail::makeCudaConvolver(plan, variants);
+                cuda_detail::ConvFrame shape;
+                shape.inChannels = shape.outChannels = ch;
+                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, true), v == 0 || v == 1) << v;
+                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, false), v >= 0) << v;
                 HostImage input(w, h, ch, SampleType::U8);
                 input.fillRandom(k + w + v);
                 const HostImage out = runCuda(*conv, input, odd);

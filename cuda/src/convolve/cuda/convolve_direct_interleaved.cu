@@ -16,6 +16,9 @@
 // aligned stores the destination allows. Channels outside the mask are copied from the tile (inside the frame it
 // holds the source samples exactly).
 //
+// Separable plans (a Gaussian, a box) take interleavedSeparableKernel: the same tile, a row pass per channel into an
+// intermediate plane, then the column pass.
+//
 // Loads that straddle the frame edge, rows outside it and rows not 4-byte aligned go sample by sample through
 // borderIndex. Arithmetic as everywhere else: taps already divided, acc = 0, row by row, left to right, one fmaf per
 // tap; finish() adds the bias, takes |x|, rounds half to even and saturates.
@@ -40,12 +43,22 @@ template <int K> struct InterleavedConfig {
     static constexpr int ITEMS = ROWS * GROUPS;
     static constexpr int PER = (ITEMS + kBlockThreads - 1) / kBlockThreads;
     static std::size_t smem(int channels) { return std::size_t(channels) * ROWS * S * sizeof(float); }
+    // Separable kernel: one intermediate plane (the row pass of one channel) after the C source planes.
+    static constexpr int ROWS8 = (ROWS + 7) / 8 * 8;
+    static constexpr int SM = roundUpStride(TW);
+    static std::size_t smemSeparable(int channels) { return smem(channels) + std::size_t(ROWS) * SM * sizeof(float); }
     static_assert(WX * WY * 32 == kBlockThreads && COLS4 % 4 == 0);
 };
 
 template <int K> struct InterleavedParams {
     ConvFrame f;
     float taps[K * K];
+};
+
+template <int K> struct InterleavedSeparableParams {
+    ConvFrame f;
+    float row[K];
+    float column[K];
 };
 
 // Byte I of w as a float: 0x4B0000bb is 2^23 + b.
@@ -225,6 +238,89 @@ __global__ void __launch_bounds__(kBlockThreads) interleavedKernel(const __grid_
     storePixels<C, PX>(f, x, y, out);
 }
 
+// The same tile, separable taps: per filtered channel a row pass over every tile row into the intermediate plane,
+// a barrier, the column pass of each thread's PX pixels, a barrier (the next channel's row pass reuses the plane).
+// 2K + (K − 1)·2K/TH FMA per sample instead of K². Arithmetic as the separable kernel (convolve_separable.cu).
+template <int C, int K>
+__global__ void __launch_bounds__(kBlockThreads)
+    interleavedSeparableKernel(const __grid_constant__ InterleavedSeparableParams<K> p) {
+    using Cfg = InterleavedConfig<K>;
+    constexpr int PX = Cfg::PX, PLANE = Cfg::ROWS * Cfg::S, GROUPS = Cfg::TW / PX;
+    extern __shared__ float4 smem4[];
+    float* tile = reinterpret_cast<float*>(smem4);
+    float* mid = tile + C * PLANE;
+    const ConvFrame& f = p.f;
+    const int x0 = int(blockIdx.x) * Cfg::TW, y0 = int(blockIdx.y) * Cfg::TH;
+    loadInterleavedTile<C, K>(f, x0 - Cfg::RA, y0 - Cfg::R, tile);
+    __syncthreads();
+
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int tx = ((warp % Cfg::WX) * 4 + (lane >> 3)) * PX;
+    const int ty = (warp / Cfg::WX) * 8 + (lane & 7);
+    const int x = x0 + tx, y = y0 + ty;
+    const bool inside = x < f.width && y < f.height;  // every thread stays for the barriers
+
+    unsigned out[PX * C / 4];
+#pragma unroll
+    for (int w = 0; w < PX * C / 4; ++w) out[w] = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const float* plane = tile + c * PLANE;
+        unsigned bytes[PX];
+        if ((f.mask >> c) & 1u) {  // the same for the whole block
+            // Row pass: the 8 threads of a quarter warp take 8 consecutive rows (distinct banks).
+            for (int w = threadIdx.x; w < Cfg::ROWS8 * GROUPS; w += kBlockThreads) {
+                const int r = (w & 7) + 8 * (w / (8 * GROUPS));
+                const int xs = ((w >> 3) % GROUPS) * PX;
+                if (r >= Cfg::ROWS) continue;
+                const float4* run = reinterpret_cast<const float4*>(plane + r * Cfg::S + xs);
+                float v[4 * Cfg::NV];
+#pragma unroll
+                for (int q = 0; q < Cfg::NV; ++q) {
+                    const float4 a = run[q];
+                    v[4 * q] = a.x;
+                    v[4 * q + 1] = a.y;
+                    v[4 * q + 2] = a.z;
+                    v[4 * q + 3] = a.w;
+                }
+                float acc[PX];
+#pragma unroll
+                for (int i = 0; i < PX; ++i) acc[i] = 0.f;
+#pragma unroll
+                for (int kx = 0; kx < K; ++kx)
+#pragma unroll
+                    for (int i = 0; i < PX; ++i) acc[i] = fmaf(p.row[kx], v[Cfg::D + i + kx], acc[i]);
+                float4* dst = reinterpret_cast<float4*>(mid + r * Cfg::SM + xs);
+                dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+                dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+            }
+            __syncthreads();
+            // Column pass: PX pixels of row ty.
+            float acc[PX];
+#pragma unroll
+            for (int i = 0; i < PX; ++i) acc[i] = 0.f;
+#pragma unroll
+            for (int ky = 0; ky < K; ++ky) {
+                const float4* run = reinterpret_cast<const float4*>(mid + (ty + ky) * Cfg::SM + tx);
+                const float4 a = run[0], b = run[1];
+                const float v[PX] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+#pragma unroll
+                for (int i = 0; i < PX; ++i) acc[i] = fmaf(p.column[ky], v[i], acc[i]);
+            }
+#pragma unroll
+            for (int i = 0; i < PX; ++i) bytes[i] = inside ? finish<std::uint8_t>(f, acc[i]) : 0u;
+            __syncthreads();
+        } else {
+            const float* src = plane + (ty + Cfg::R) * Cfg::S + tx + Cfg::RA;
+#pragma unroll
+            for (int i = 0; i < PX; ++i) bytes[i] = static_cast<unsigned>(src[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < PX; ++i) out[(i * C + c) / 4] |= bytes[i] << (8 * ((i * C + c) % 4));
+    }
+    if (inside) storePixels<C, PX>(f, x, y, out);
+}
+
 template <int C, int K> void launchInterleavedT(const ConvFrame& frame, const float* taps, cudaStream_t stream) {
     using Cfg = InterleavedConfig<K>;
     InterleavedParams<K> p;
@@ -239,6 +335,35 @@ template <int C, int K> void launchInterleavedT(const ConvFrame& frame, const fl
     CUDAFILTERS_CHECK_LAUNCH("interleavedKernel");
 }
 
+template <int C, int K>
+void launchInterleavedSeparableT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream) {
+    using Cfg = InterleavedConfig<K>;
+    InterleavedSeparableParams<K> p;
+    p.f = frame;
+    for (int i = 0; i < K; ++i) {
+        p.row[i] = row[i];
+        p.column[i] = column[i];
+    }
+    auto kernel = interleavedSeparableKernel<C, K>;
+    const std::size_t smem = Cfg::smemSeparable(C);
+    if (smem > 48 * 1024)
+        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    const dim3 grid((frame.width + Cfg::TW - 1) / Cfg::TW, (frame.height + Cfg::TH - 1) / Cfg::TH);
+    kernel<<<grid, kBlockThreads, smem, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("interleavedSeparableKernel");
+}
+
+template <int C>
+void launchInterleavedSeparableC(int k, const ConvFrame& frame, const float* row, const float* column,
+                                 cudaStream_t stream) {
+    switch (k) {
+    case 3: return launchInterleavedSeparableT<C, 3>(frame, row, column, stream);
+    case 5: return launchInterleavedSeparableT<C, 5>(frame, row, column, stream);
+    case 7: return launchInterleavedSeparableT<C, 7>(frame, row, column, stream);
+    default: return launchInterleavedSeparableT<C, 9>(frame, row, column, stream);
+    }
+}
+
 template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
     switch (k) {
     case 3: return launchInterleavedT<C, 3>(frame, taps, stream);
@@ -251,16 +376,29 @@ template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const fl
 }  // namespace
 
 bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan) {
-    if (variant < 0 || (separablePlan && variant != 0)) return false;
+    if (variant < 0 || (separablePlan && variant > 1)) return false;
     return (k == 3 || k == 5 || k == 7 || k == 9) && bank == 1 && frame.combine != Combine::Channels &&
            (frame.inChannels == 3 || frame.inChannels == 4) && frame.outChannels == frame.inChannels;
 }
 
-bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant,
-                         bool separablePlan) {
-    if (!interleavedApplies(k, bank, frame, variant, separablePlan)) return false;
+bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                         int variant) {
+    if (!interleavedApplies(k, bank, frame, variant, false)) return false;
     if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
     else launchInterleavedC<4>(k, frame, taps, stream);
+    return true;
+}
+
+bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
+                                  const float* column, cudaStream_t stream, int variant) {
+    if (!interleavedApplies(k, 1, frame, variant, true)) return false;
+    if (variant == 1) {
+        if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
+        else launchInterleavedC<4>(k, frame, taps, stream);
+    } else {
+        if (frame.inChannels == 3) launchInterleavedSeparableC<3>(k, frame, row, column, stream);
+        else launchInterleavedSeparableC<4>(k, frame, row, column, stream);
+    }
     return true;
 }
 

@@ -52,16 +52,19 @@ struct KernelVariants {
     // The separable kernel's tiling: 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8 K = 31 on
     // frames of 4 Mpixel and more.
     int separable = 2;
-    // The interleaved-pixel direct kernel (u8, 3 or 4 channels, one kernel, K = 3, 5, 7, 9; all channels of a pixel
-    // in one thread): 0 takes it for direct plans and for separable ones (full K × K taps), 1 for direct plans only
-    // (separable plans keep the per-channel separable kernel), -1 never (the per-channel tiled kernels).
+    // The interleaved-pixel kernels (u8, 3 or 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
+    // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0, 1
+    // and 2. Separable plans: 0 the interleaved separable kernel, 1 the interleaved direct kernel on the full K × K
+    // taps, 2 the per-channel separable kernel. -1: never (the per-channel kernels for every plan).
     int interleaved = 0;
 };
-constexpr int kInterleavedVariants = 3;  // -1, 0, 1
+constexpr int kInterleavedVariants = 4;  // -1 … 2
 constexpr int kSeparableVariants = 3;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
-// Filter mode: one grid layer per channel; with Combine::Channels the bank results go to output channels 0..bank-1.
+// Filter mode: u8 frames of 3 or 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
+// block, KernelVariants::interleaved); otherwise one grid layer per channel. With Combine::Channels the bank results
+// go to output channels 0..bank-1.
 void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                   const KernelVariants& variants = {});
 
@@ -85,11 +88,13 @@ bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps,
 bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
 bool smallDirectApplies(int k, int bank, const ConvFrame& frame, int variant);
 
-// The interleaved-pixel direct kernel (convolve_direct_interleaved.cu; u8 only): launches it and returns true when
-// it applies to a frame of a direct plan (separablePlan false) or of a separable one (taps: its full K × K kernel)
-// under `variant` (KernelVariants::interleaved); else returns false and launches nothing.
-bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant,
-                         bool separablePlan);
+// The interleaved-pixel kernels (convolve_direct_interleaved.cu; u8 only), under `variant`
+// (KernelVariants::interleaved). launchInterleavedU8: a direct plan's frame; launchInterleavedSeparableU8: a separable
+// plan's frame (taps: its full K × K kernel; row, column: its factors). Each launches and returns true when an
+// interleaved kernel applies (interleavedApplies), else returns false and launches nothing.
+bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
+bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
+                                  const float* column, cudaStream_t stream, int variant);
 bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or

@@ -158,11 +158,11 @@ public:
                                       stream, variants_);
             break;
         case Path::Separable:
-            // Interleaved u8 pixels with K ≤ 9: the full K × K kernel through the interleaved direct kernel (one
-            // tile load for every channel) instead of one separable grid layer per channel (KernelVariants).
+            // Interleaved u8 pixels with K ≤ 9: one tile load for every channel (KernelVariants::interleaved)
+            // instead of one separable grid layer per channel.
             if (plan_.type == SampleType::U8 &&
-                cuda_detail::launchInterleavedU8(plan_.kernelWidth, 1, f, taps_.data(), stream, variants_.interleaved,
-                                                 true))
+                cuda_detail::launchInterleavedSeparableU8(plan_.kernelWidth, f, taps_.data(), plan_.row.data(),
+                                                          plan_.column.data(), stream, variants_.interleaved))
                 break;
             cuda_detail::launchSeparable(plan_.type, plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
                                          stream, variants_);
