@@ -481,6 +481,13 @@ TEST_P(InterleavedKernel, MatchesReference) {
     EXPECT_TRUE(out.paddingIntact());
     const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
     EXPECT_LE(diff.maxAbs, c.integer ? 0 : 1) << describe(diff);
+    // The per-channel tiled kernel sums the same taps in the same order: the same bytes, real taps included.
+    dst.poisonRows();
+    variants.interleaved = -1;
+    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    const Difference perChannel = compareImages(out, dst.download());
+    EXPECT_EQ(perChannel.differing, 0) << "against the per-channel kernel: " << describe(perChannel);
 #endif
 }
 
@@ -523,7 +530,8 @@ TEST(InterleavedKernel, SaturatesAndRoundsHalfToEven) {
 
 // Separable plans on interleaved pixels under every KernelVariants::interleaved: the per-channel kernels (-1), the
 // interleaved separable kernel (0, the default), the interleaved direct kernel on the full taps (1), the per-channel
-// separable kernel (2) all match the reference; RGBA with alpha copied, RGB, odd pitches, frames below one tile.
+// separable kernel (2) all match the reference; RGBA with alpha copied, RGB, odd pitches, frames below one tile. The
+// interleaved separable kernel sums as the per-channel one does: the same bytes.
 TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -547,11 +555,19 @@ TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
                 EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, true), v == 0 || v == 1) << v;
                 EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, false), v >= 0) << v;
                 HostImage input(w, h, ch, SampleType::U8);
-                input.fillRandom(k + w + v);
+                input.fillRandom(k + w);
                 const HostImage out = runCuda(*conv, input, odd);
                 const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
                 EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << "x" << ch << ": "
                                           << describe(diff);
+                if (v == 0) {
+                    cuda_detail::KernelVariants perChannel;
+                    perChannel.interleaved = 2;
+                    auto reference = cuda_detail::makeCudaConvolver(plan, perChannel);
+                    const Difference same = compareImages(out, runCuda(*reference, input, odd));
+                    EXPECT_EQ(same.differing, 0) << "k" << k << " " << w << "x" << h << "x" << ch
+                                                 << " against the per-channel separable kernel: " << describe(same);
+                }
             }
 #endif
 }
