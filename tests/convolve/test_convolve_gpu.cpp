@@ -406,7 +406,8 @@ INSTANTIATE_TEST_SUITE_P(Sweep, SmallDirectKernel, ::testing::ValuesIn(smallCase
 
 namespace {
 
-// The interleaved-pixel kernel (3 and 4 channels, K = 3, 5, 7, 9) forced on through launchDirect: frames smaller than
+// The interleaved-pixel kernel (3 and 4 channels, K = 3, 5, 7, 9; its one-channel instance, K = 3 and 5, under
+// KernelVariants::grayTile) forced on through launchDirect: frames smaller than
 // one 128 × 16 tile, one tile plus a column and a row, many tiles; every border; channel masks that copy some
 // channels; source rows 16-byte aligned (RGBA: 16-byte loads), only 4-byte aligned (word loads) and odd (every load
 // sample by sample through borderIndex); destinations aligned and odd (narrow stores); integer taps (exact, with
@@ -426,11 +427,12 @@ std::vector<InterleavedCase> interleavedCases() {
     const std::pair<int, int> shapes[] = {{1, 1}, {7, 3}, {5, 17}, {129, 17}, {385, 289}};
     int n = 0;
     for (int k : {3, 5, 7, 9})
-        for (int ch : {3, 4})
+        for (int ch : {1, 3, 4})
             for (auto [w, h] : shapes)
                 for (int bi = 0; bi < 5; ++bi, ++n) {
+                    if (ch == 1 && k > 5) continue;
                     const int align = n % 3 == 0 ? 16 : n % 3 == 1 ? 4 : 1;
-                    const unsigned mask = ch == 4 ? (n % 4 == 0 ? 0xF : n % 4 == 1 ? 0x7 : n % 4 == 2 ? 0xA : 0x5)
+                    const unsigned mask = ch == 1 ? (n % 7 == 0 ? 0x0 : 0x1) : ch == 4 ? (n % 4 == 0 ? 0xF : n % 4 == 1 ? 0x7 : n % 4 == 2 ? 0xA : 0x5)
                                                   : (n % 4 == 0 ? 0x7 : n % 4 == 1 ? 0x5 : n % 4 == 2 ? 0x7 : 0x2);
                     out.push_back({"k" + std::to_string(k) + "_c" + std::to_string(ch) + "_" + std::to_string(w) + "x" +
                                        std::to_string(h) + "_" + borderName(borders[bi]) + "_mask" +
@@ -468,12 +470,17 @@ TEST_P(InterleavedKernel, MatchesReference) {
     dst.poisonRows();
     const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src, dst.view);
     EXPECT_EQ(frame.rowAlign, c.rowAlign);
+    const bool gray = c.channels == 1;
     cuda_detail::KernelVariants variants;
     variants.interleaved = 0;
-    EXPECT_TRUE(cuda_detail::interleavedApplies(c.k, 1, frame, 0, false));
-    EXPECT_TRUE(cuda_detail::interleavedApplies(c.k, 1, frame, 1, false));
+    variants.grayTile = gray ? 0 : -1;
+    EXPECT_EQ(cuda_detail::interleavedApplies(c.k, 1, frame, 0, false), !gray);
+    EXPECT_EQ(cuda_detail::interleavedApplies(c.k, 1, frame, 1, false), !gray);
     EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 1, frame, -1, false));
     EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 2, frame, 0, false));
+    EXPECT_EQ(cuda_detail::grayTileApplies(c.k, 1, frame, 0), gray);
+    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.grayTile));
+    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 2, frame, 0));
     cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     EXPECT_TRUE(dst.paddingIntact());
@@ -484,6 +491,8 @@ TEST_P(InterleavedKernel, MatchesReference) {
     // The per-channel tiled kernel sums the same taps in the same order: the same bytes, real taps included.
     dst.poisonRows();
     variants.interleaved = -1;
+    variants.grayTile = -1;
+    variants.smallDirect = -1;
     cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     const Difference perChannel = compareImages(out, dst.download());

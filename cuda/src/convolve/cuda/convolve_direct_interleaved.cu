@@ -16,6 +16,9 @@
 // aligned stores the destination allows. Channels outside the mask are copied from the tile (inside the frame it
 // holds the source samples exactly).
 //
+// One-channel frames can take the same kernel (C = 1, K = 3 and 5; KernelVariants::grayTile), 128 × 16 tiles with one
+// output row per thread, against the tiled kernel's 128 × 32 with two.
+//
 // Separable plans (a Gaussian, a box) take interleavedSeparableKernel: the same tile, a row pass per channel into an
 // intermediate plane, then the column pass.
 //
@@ -61,13 +64,9 @@ template <int K> struct InterleavedSeparableParams {
     float column[K];
 };
 
-// Byte I of w as a float: 0x4B0000bb is 2^23 + b.
-template <int I> __device__ __forceinline__ float byteOf(unsigned w) {
-    return __uint_as_float(__byte_perm(w, 0x4B00u, I | 0x5440)) - 8388608.f;
-}
-
-template <int B> __device__ __forceinline__ float byteOfWords(const unsigned* w) {
-    return byteOf<B % 4>(w[B / 4]);
+// Byte i of w as a float: 0x4B0000bb is 2^23 + b (i is a constant once the callers' loops are unrolled).
+__device__ __forceinline__ float byteOf(unsigned w, int i) {
+    return __uint_as_float(__byte_perm(w, 0x4B00u, unsigned(i) | 0x5440u)) - 8388608.f;
 }
 
 // Loads the tile: plane c, row r, column col holds channel c of source pixel (ax + col, oy + r) (border rules
@@ -111,24 +110,8 @@ __device__ __forceinline__ void loadInterleavedTile(const ConvFrame& f, int ax, 
         const int gy = borderIndex(oy + r, f.height, f.border);
         float v[4 * C];  // pixel s, channel c at v[s * C + c]
         if (words && gy >= 0 && x >= 0 && x + 4 <= f.width) {
-            v[0] = byteOfWords<0>(raw[it]);
-            v[1] = byteOfWords<1>(raw[it]);
-            v[2] = byteOfWords<2>(raw[it]);
-            v[3] = byteOfWords<3>(raw[it]);
-            v[4] = byteOfWords<4>(raw[it]);
-            v[5] = byteOfWords<5>(raw[it]);
-            v[6] = byteOfWords<6>(raw[it]);
-            v[7] = byteOfWords<7>(raw[it]);
-            v[8] = byteOfWords<8>(raw[it]);
-            v[9] = byteOfWords<9>(raw[it]);
-            v[10] = byteOfWords<10>(raw[it]);
-            v[11] = byteOfWords<11>(raw[it]);
-            if constexpr (C == 4) {
-                v[12] = byteOfWords<12>(raw[it]);
-                v[13] = byteOfWords<13>(raw[it]);
-                v[14] = byteOfWords<14>(raw[it]);
-                v[15] = byteOfWords<15>(raw[it]);
-            }
+#pragma unroll
+            for (int b = 0; b < 4 * C; ++b) v[b] = byteOf(raw[it][b / 4], b % 4);
         } else {
             const unsigned char* row = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
 #pragma unroll
@@ -365,11 +348,16 @@ void launchInterleavedSeparableC(int k, const ConvFrame& frame, const float* row
 }
 
 template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
-    switch (k) {
-    case 3: return launchInterleavedT<C, 3>(frame, taps, stream);
-    case 5: return launchInterleavedT<C, 5>(frame, taps, stream);
-    case 7: return launchInterleavedT<C, 7>(frame, taps, stream);
-    default: return launchInterleavedT<C, 9>(frame, taps, stream);
+    if constexpr (C == 1) {  // compiled for K = 3 and 5 only (grayTileApplies)
+        if (k == 3) launchInterleavedT<1, 3>(frame, taps, stream);
+        else launchInterleavedT<1, 5>(frame, taps, stream);
+    } else {
+        switch (k) {
+        case 3: return launchInterleavedT<C, 3>(frame, taps, stream);
+        case 5: return launchInterleavedT<C, 5>(frame, taps, stream);
+        case 7: return launchInterleavedT<C, 7>(frame, taps, stream);
+        default: return launchInterleavedT<C, 9>(frame, taps, stream);
+        }
     }
 }
 
@@ -386,6 +374,17 @@ bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* t
     if (!interleavedApplies(k, bank, frame, variant, false)) return false;
     if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
     else launchInterleavedC<4>(k, frame, taps, stream);
+    return true;
+}
+
+bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant) {
+    return variant == 0 && (k == 3 || k == 5) && bank == 1 && frame.combine != Combine::Channels &&
+           frame.inChannels == 1 && frame.outChannels == 1;
+}
+
+bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant) {
+    if (!grayTileApplies(k, bank, frame, variant)) return false;
+    launchInterleavedC<1>(k, frame, taps, stream);
     return true;
 }
 

@@ -57,6 +57,11 @@ struct KernelVariants {
     // and 2. Separable plans: 0 the interleaved separable kernel, 1 the interleaved direct kernel on the full K × K
     // taps, 2 the per-channel separable kernel. -1: never (the per-channel kernels for every plan).
     int interleaved = 0;
+    // The one-channel instance of the interleaved direct kernel for u8 K = 3 and 5 (128 × 16 tiles, one output row
+    // per thread: fewer registers and more blocks per SM than the tiled kernel's 128 × 32 tiles, whose 4 blocks per
+    // SM left it latency-bound): 0 takes it for every one-channel frame with one kernel (ahead of the barrier-free
+    // K = 3 kernel), -1 never (the default until it is measured).
+    int grayTile = -1;
 };
 constexpr int kInterleavedVariants = 4;  // -1 … 2
 constexpr int kSeparableVariants = 3;
@@ -96,6 +101,9 @@ bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* t
 bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
                                   const float* column, cudaStream_t stream, int variant);
 bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan);
+// Its one-channel instance (K = 3, 5) under KernelVariants::grayTile; the same contract.
+bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
+bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
 // "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.
