@@ -8,8 +8,9 @@
 // by C different blocks. On an H200 that made 4K RGB 233–247 µs for K = 3…7 (flat in K: the arithmetic was never
 // the limit) against NPP's C3R at 54–278 µs.
 //
-// Here a block loads its TW × TH tile with halo once, as aligned words (four pixels = C 32-bit words, or one 16-byte
-// word for 4 channels on 16-byte aligned rows; all of a thread's loads in flight before the first conversion), and
+// Here a block loads its TW × TH tile with halo once, as aligned words (on 16-byte aligned rows 16-byte words: one per
+// 4 RGBA pixels, three per 16 RGB pixels; else four pixels = C 32-bit words; all of a thread's loads in flight
+// before the first conversion), and
 // splits it into C float planes in shared memory. Each thread then computes PX consecutive pixels, every channel,
 // with the register blocking and bank layout of the tiled kernel (quarter warps on 8 consecutive tile rows, row
 // stride ≡ 4 floats mod 32), packs the bytes of its PX · C output samples into words and stores them with the widest
@@ -42,9 +43,6 @@ template <int K> struct InterleavedConfig {
     static constexpr int ROWS = TH + K - 1;
     static constexpr int COLS4 = TW + 2 * RA;
     static constexpr int S = roundUpStride(maxOf(COLS4, TW - PX + 4 * NV));
-    static constexpr int GROUPS = COLS4 / 4;  // 4-pixel groups per tile row
-    static constexpr int ITEMS = ROWS * GROUPS;
-    static constexpr int PER = (ITEMS + kBlockThreads - 1) / kBlockThreads;
     static std::size_t smem(int channels) { return std::size_t(channels) * ROWS * S * sizeof(float); }
     // Separable kernel: one intermediate plane (the row pass of one channel) after the C source planes.
     static constexpr int ROWS8 = (ROWS + 7) / 8 * 8;
@@ -69,64 +67,89 @@ __device__ __forceinline__ float byteOf(unsigned w, int i) {
     return __uint_as_float(__byte_perm(w, 0x4B00u, unsigned(i) | 0x5440u)) - 8388608.f;
 }
 
-// Loads the tile: plane c, row r, column col holds channel c of source pixel (ax + col, oy + r) (border rules
-// applied), as float. ax is a multiple of 4.
+// Loads the tile in groups of GP pixels: plane c, row r, column col holds channel c of source pixel (ax + col, oy + r)
+// (border rules applied), as float. ax is a multiple of 4. GP = 4: a group is C 32-bit words (one 16-byte word for
+// 4 channels on 16-byte aligned rows), the groups tile the COLS4 columns exactly. GP = 16 (3 channels on 16-byte
+// aligned rows): a group is 48 bytes, three 16-byte words, starting at a multiple of 16 pixels, so the first group
+// starts 16 − RA pixels left of the tile; only the 4-pixel runs of a group inside the tile are stored.
+template <int C, int K, int GP>
+__device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int oy, float* tile) {
+    using Cfg = InterleavedConfig<K>;
+    static_assert(GP == 4 || (GP == 16 && C == 3 && Cfg::RA <= 16));
+    constexpr int PLANE = Cfg::ROWS * Cfg::S;
+    constexpr int WORDS = GP * C / 4;  // 32-bit words per group
+    constexpr int LEAD = GP == 4 ? 0 : 16 - Cfg::RA;  // tile column of a group's first pixel: GP · g − LEAD
+    constexpr int NG = (Cfg::COLS4 + LEAD + GP - 1) / GP;  // groups per tile row
+    constexpr int ITEMS = Cfg::ROWS * NG;
+    constexpr int PER = (ITEMS + kBlockThreads - 1) / kBlockThreads;
+    const bool words = f.rowAlign >= 4;
+    const bool quads = f.rowAlign >= 16 && WORDS % 4 == 0;
+    unsigned raw[PER][WORDS];
+#pragma unroll
+    for (int it = 0; it < PER; ++it) {
+        const int idx = threadIdx.x + it * kBlockThreads;
+#pragma unroll
+        for (int w = 0; w < WORDS; ++w) raw[it][w] = 0;
+        if (idx < ITEMS) {
+            const int r = idx / NG, x = ax - LEAD + GP * (idx - r * NG);
+            const int gy = borderIndex(oy + r, f.height, f.border);
+            if (words && gy >= 0 && x >= 0 && x + GP <= f.width) {
+                const unsigned char* p = f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C;
+                if (quads) {
+#pragma unroll
+                    for (int q = 0; q < WORDS / 4; ++q) {
+                        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p) + q);
+                        raw[it][4 * q] = v.x;
+                        raw[it][4 * q + 1] = v.y;
+                        raw[it][4 * q + 2] = v.z;
+                        raw[it][4 * q + 3] = v.w;
+                    }
+                } else {
+#pragma unroll
+                    for (int w = 0; w < WORDS; ++w) raw[it][w] = __ldg(reinterpret_cast<const unsigned*>(p) + w);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int it = 0; it < PER; ++it) {
+        const int idx = threadIdx.x + it * kBlockThreads;
+        if (idx >= ITEMS) break;
+        const int r = idx / NG, g = idx - r * NG, x = ax - LEAD + GP * g;
+        const int gy = borderIndex(oy + r, f.height, f.border);
+        const bool wordsHere = words && gy >= 0 && x >= 0 && x + GP <= f.width;
+        const unsigned char* row = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
+#pragma unroll
+        for (int m = 0; m < GP / 4; ++m) {  // 4-pixel runs
+            const int col = GP * g - LEAD + 4 * m;
+            if (GP != 4 && (col < 0 || col >= Cfg::COLS4)) continue;
+            float v[4 * C];  // pixel s of the run, channel c at v[s * C + c]
+            if (wordsHere) {
+#pragma unroll
+                for (int b = 0; b < 4 * C; ++b) v[b] = byteOf(raw[it][(4 * m * C + b) / 4], (4 * m * C + b) % 4);
+            } else {
+#pragma unroll
+                for (int s = 0; s < 4; ++s) {
+                    const int gx = borderIndex(x + 4 * m + s, f.width, f.border);
+#pragma unroll
+                    for (int c = 0; c < C; ++c)
+                        v[s * C + c] = (row == nullptr || gx < 0) ? f.borderValue : float(__ldg(row + gx * C + c));
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                *reinterpret_cast<float4*>(tile + c * PLANE + r * Cfg::S + col) =
+                    make_float4(v[c], v[C + c], v[2 * C + c], v[3 * C + c]);
+        }
+    }
+}
+
 template <int C, int K>
 __device__ __forceinline__ void loadInterleavedTile(const ConvFrame& f, int ax, int oy, float* tile) {
-    using Cfg = InterleavedConfig<K>;
-    constexpr int PLANE = Cfg::ROWS * Cfg::S;
-    const bool words = f.rowAlign >= 4;
-    unsigned raw[Cfg::PER][C];
-#pragma unroll
-    for (int it = 0; it < Cfg::PER; ++it) {
-        const int idx = threadIdx.x + it * kBlockThreads;
-#pragma unroll
-        for (int w = 0; w < C; ++w) raw[it][w] = 0;
-        if (idx < Cfg::ITEMS) {
-            const int r = idx / Cfg::GROUPS, x = ax + 4 * (idx - r * Cfg::GROUPS);
-            const int gy = borderIndex(oy + r, f.height, f.border);
-            if (words && gy >= 0 && x >= 0 && x + 4 <= f.width) {
-                const unsigned char* p = f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C;
-                if constexpr (C == 4) {
-                    if (f.rowAlign >= 16) {
-                        const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
-                        raw[it][0] = q.x;
-                        raw[it][1] = q.y;
-                        raw[it][2] = q.z;
-                        raw[it][3] = q.w;
-                        continue;
-                    }
-                }
-#pragma unroll
-                for (int w = 0; w < C; ++w) raw[it][w] = __ldg(reinterpret_cast<const unsigned*>(p) + w);
-            }
-        }
+    if constexpr (C == 3) {
+        if (f.rowAlign >= 16) return loadTileGroups<C, K, 16>(f, ax, oy, tile);
     }
-#pragma unroll
-    for (int it = 0; it < Cfg::PER; ++it) {
-        const int idx = threadIdx.x + it * kBlockThreads;
-        if (idx >= Cfg::ITEMS) break;
-        const int r = idx / Cfg::GROUPS, g = idx - r * Cfg::GROUPS, x = ax + 4 * g;
-        const int gy = borderIndex(oy + r, f.height, f.border);
-        float v[4 * C];  // pixel s, channel c at v[s * C + c]
-        if (words && gy >= 0 && x >= 0 && x + 4 <= f.width) {
-#pragma unroll
-            for (int b = 0; b < 4 * C; ++b) v[b] = byteOf(raw[it][b / 4], b % 4);
-        } else {
-            const unsigned char* row = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
-#pragma unroll
-            for (int s = 0; s < 4; ++s) {
-                const int gx = borderIndex(x + s, f.width, f.border);
-#pragma unroll
-                for (int c = 0; c < C; ++c)
-                    v[s * C + c] = (row == nullptr || gx < 0) ? f.borderValue : float(__ldg(row + gx * C + c));
-            }
-        }
-#pragma unroll
-        for (int c = 0; c < C; ++c)
-            *reinterpret_cast<float4*>(tile + c * PLANE + r * Cfg::S + 4 * g) =
-                make_float4(v[c], v[C + c], v[2 * C + c], v[3 * C + c]);
-    }
+    loadTileGroups<C, K, 4>(f, ax, oy, tile);
 }
 
 // Stores the PX pixels (x … x + PX − 1, every channel) of one output row from their packed bytes: byte i·C + c of
