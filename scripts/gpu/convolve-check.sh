@@ -53,6 +53,8 @@ if ((run_sanitizers)); then
     filter+=':*SmallDirectKernel.*/v0_k3_516x131_replicate:*SmallDirectKernel.*/v0_k3_13x2_wrap'
     filter+=':*SmallDirectKernel.*/v0_k3_385x289_reflect101:*SmallDirectKernel.*/v0_k3_5x9_constant'
     filter+=':SeparableVariants.*'
+    filter+=':*InterleavedKernel.*/k3_c4_129x17*:*InterleavedKernel.*/k9_c3_7x3*:*InterleavedKernel.*/k5_c4_385x289*'
+    filter+=':InterleavedKernel.*'
     for tool in memcheck racecheck; do
         start=$SECONDS
         compute-sanitizer --tool "$tool" --error-exitcode 3 "$tests" --gtest_brief=1 --gtest_filter="$filter" \

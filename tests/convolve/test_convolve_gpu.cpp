@@ -454,6 +454,183 @@ TEST_P(SmallDirectKernel, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Sweep, SmallDirectKernel, ::testing::ValuesIn(smallCases()),
                          [](const auto& info) { return info.param.name; });
 
+namespace {
+
+// The interleaved-pixel kernel (3 and 4 channels, K = 3, 5, 7, 9; its one-channel instance, K = 3 and 5, under
+// KernelVariants::grayTile) forced on through launchDirect: frames smaller than
+// one 128 × 16 tile, one tile plus a column and a row, many tiles; every border; channel masks that copy some
+// channels; source rows 16-byte aligned (RGBA: 16-byte loads), only 4-byte aligned (word loads) and odd (every load
+// sample by sample through borderIndex); destinations aligned and odd (narrow stores); integer taps (exact, with
+// saturation at both ends) and real ones.
+struct InterleavedCase {
+    std::string name;
+    int k, channels, width, height;
+    Border border;
+    unsigned mask;
+    int rowAlign;  // of the source rows: 16, 4 or 1
+    bool oddDst, integer;
+};
+
+std::vector<InterleavedCase> interleavedCases() {
+    std::vector<InterleavedCase> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    const std::pair<int, int> shapes[] = {{1, 1}, {7, 3}, {5, 17}, {129, 17}, {385, 289}};
+    int n = 0;
+    for (int k : {3, 5, 7, 9})
+        for (int ch : {1, 3, 4})
+            for (auto [w, h] : shapes)
+                for (int bi = 0; bi < 5; ++bi, ++n) {
+                    if (ch == 1 && k > 5) continue;
+                    const int align = n % 3 == 0 ? 16 : n % 3 == 1 ? 4 : 1;
+                    const unsigned mask = ch == 1 ? (n % 7 == 0 ? 0x0 : 0x1) : ch == 4 ? (n % 4 == 0 ? 0xF : n % 4 == 1 ? 0x7 : n % 4 == 2 ? 0xA : 0x5)
+                                                  : (n % 4 == 0 ? 0x7 : n % 4 == 1 ? 0x5 : n % 4 == 2 ? 0x7 : 0x2);
+                    out.push_back({"k" + std::to_string(k) + "_c" + std::to_string(ch) + "_" + std::to_string(w) + "x" +
+                                       std::to_string(h) + "_" + borderName(borders[bi]) + "_mask" +
+                                       std::to_string(mask) + "_align" + std::to_string(align) +
+                                       (n % 2 ? "_odddst" : "") + (n % 5 < 3 ? "_int" : "_real"),
+                                   k, ch, w, h, borders[bi], mask, align, n % 2 == 1, n % 5 < 3});
+                }
+    return out;
+}
+
+class InterleavedKernel : public ::testing::TestWithParam<InterleavedCase> {};
+
+}  // namespace
+
+TEST_P(InterleavedKernel, MatchesReference) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const InterleavedCase& c = GetParam();
+    ConvolveDesc d = kernelDesc(randomKernel(c.k, c.k, 90 + c.k + c.width, c.integer), c.border, c.integer ? 16 : 0,
+                                c.integer ? 9 : 20.5, 77.25);
+    d.channelMask = c.mask;
+    const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.channels);
+    ASSERT_FALSE(plan.separable);
+    HostImage input(c.width, c.height, c.channels, SampleType::U8);
+    input.fillRandom(c.k * 13 + c.width + c.channels);
+    // The source: a view 0 or 4 bytes into a plane with an aligned pitch (rows 16- or 4-byte aligned), or 1 byte
+    // into a plane with an odd pitch (rows at every alignment).
+    DevicePlane srcPlane(c.width + 8, c.height, c.channels, SampleType::U8, c.rowAlign == 1);
+    ImageView src = srcPlane.view;
+    src.width = c.width;
+    src.data = static_cast<std::uint8_t*>(src.data) + (c.rowAlign == 4 ? 4 : c.rowAlign == 1 ? 1 : 0);
+    CUDAFILTERS_CHECK(cudaMemcpy2D(src.data, src.pitch, input.bytes(), input.pitch(), input.rowBytes(), c.height,
+                                   cudaMemcpyHostToDevice));
+    DevicePlane dst(c.width, c.height, c.channels, SampleType::U8, c.oddDst);
+    dst.poisonRows();
+    const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src, dst.view);
+    EXPECT_EQ(frame.rowAlign, c.rowAlign);
+    const bool gray = c.channels == 1;
+    cuda_detail::KernelVariants variants;
+    variants.interleaved = 0;
+    variants.grayTile = gray ? 0 : -1;
+    EXPECT_EQ(cuda_detail::interleavedApplies(c.k, 1, frame, 0, false), !gray);
+    EXPECT_EQ(cuda_detail::interleavedApplies(c.k, 1, frame, 1, false), !gray);
+    EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 1, frame, -1, false));
+    EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 2, frame, 0, false));
+    EXPECT_EQ(cuda_detail::grayTileApplies(c.k, 1, frame, 0), gray);
+    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.grayTile));
+    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 2, frame, 0));
+    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(dst.paddingIntact());
+    const HostImage out = dst.download();
+    EXPECT_TRUE(out.paddingIntact());
+    const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+    EXPECT_LE(diff.maxAbs, c.integer ? 0 : 1) << describe(diff);
+    // The per-channel tiled kernel sums the same taps in the same order: the same bytes, real taps included.
+    dst.poisonRows();
+    variants.interleaved = -1;
+    variants.grayTile = -1;
+    variants.smallDirect = -1;
+    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    const Difference perChannel = compareImages(out, dst.download());
+    EXPECT_EQ(perChannel.differing, 0) << "against the per-channel kernel: " << describe(perChannel);
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, InterleavedKernel, ::testing::ValuesIn(interleavedCases()),
+                         [](const auto& info) { return info.param.name; });
+
+// Saturation at both ends and round half to even through the interleaved kernel: a 3 × 3 box with divisor 2
+// (every response a multiple of 0.5, most far above 255) and a negative centre tap with bias 0 (clamped to 0).
+TEST(InterleavedKernel, SaturatesAndRoundsHalfToEven) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    for (int ch : {3, 4})
+        for (float centre : {1.f, -9.f}) {
+            Kernel2D k{3, 3, std::vector<float>(9, 0.125f)};
+            k.taps[4] = centre;
+            ConvolveDesc d = kernelDesc(k, Border::Reflect101, centre > 0 ? 0.5 : 1, 0);
+            d.channelMask = 0x7;
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, ch);
+            HostImage input(203, 37, ch, SampleType::U8);
+            input.fillRandom(ch + 5);
+            cuda_detail::KernelVariants variants;
+            variants.interleaved = 0;
+            auto conv = cuda_detail::makeCudaConvolver(plan, variants);
+            const HostImage out = runCuda(*conv, input);
+            const HostImage ref = runBackend(Backend::Reference, plan, input);
+            const Difference diff = compareImages(out, ref);
+            EXPECT_EQ(diff.maxAbs, 0) << ch << " channels, centre " << centre << ": " << describe(diff);
+            int low = 0, high = 0;
+            for (int y = 0; y < ref.height(); ++y)
+                for (int x = 0; x < ref.width() * ch; ++x) {
+                    if (x % ch == 3) continue;
+                    const std::uint8_t v = ref.bytes()[std::size_t(y) * ref.pitch() + x];
+                    low += v == 0;
+                    high += v == 255;
+                }
+            EXPECT_GT(centre > 0 ? high : low, 100) << "the case does not saturate";
+        }
+#endif
+}
+
+// Separable plans on interleaved pixels under every KernelVariants::interleaved: the per-channel kernels (-1), the
+// interleaved separable kernel (0, the default), the interleaved direct kernel on the full taps (1), the per-channel
+// separable kernel (2) all match the reference; RGBA with alpha copied, RGB, odd pitches, frames below one tile. The
+// interleaved separable kernel sums as the per-channel one does: the same bytes.
+TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    for (int v = -1; v < cuda_detail::kInterleavedVariants - 1; ++v)
+        for (int k : {3, 5, 7, 9})
+            for (auto [w, h, ch, b, odd] : {std::tuple{385, 289, 4, Border::Replicate, false},
+                                            {130, 19, 3, Border::Constant, true}, {7, 3, 4, Border::Wrap, true},
+                                            {200, 150, 3, Border::Reflect, false}}) {
+                ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
+                d.border = b;
+                d.borderValue = 200;
+                d.bias = 3;
+                d.channelMask = 0x7;
+                const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, ch);
+                ASSERT_TRUE(plan.separable);
+                cuda_detail::KernelVariants variants;
+                variants.interleaved = v;
+                auto conv = cuda_detail::makeCudaConvolver(plan, variants);
+                cuda_detail::ConvFrame shape;
+                shape.inChannels = shape.outChannels = ch;
+                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, true), v == 0 || v == 1) << v;
+                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, false), v >= 0) << v;
+                HostImage input(w, h, ch, SampleType::U8);
+                input.fillRandom(k + w);
+                const HostImage out = runCuda(*conv, input, odd);
+                const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+                EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << "x" << ch << ": "
+                                          << describe(diff);
+                if (v == 0) {
+                    cuda_detail::KernelVariants perChannel;
+                    perChannel.interleaved = 2;
+                    auto reference = cuda_detail::makeCudaConvolver(plan, perChannel);
+                    const Difference same = compareImages(out, runCuda(*reference, input, odd));
+                    EXPECT_EQ(same.differing, 0) << "k" << k << " " << w << "x" << h << "x" << ch
+                                                 << " against the per-channel separable kernel: " << describe(same);
+                }
+            }
+#endif
+}
+
 // The separable kernel's tilings (64 × 32, 64 × 64 for u8 K = 31, the size-based default), over the shapes of the
 // separable sweep.
 TEST(SeparableVariants, TallTilesMatchReference) {

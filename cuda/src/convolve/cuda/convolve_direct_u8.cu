@@ -4,8 +4,10 @@
 namespace cudafilters::cuda_detail {
 
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                    int smallDirect) {
-    if (launchSmallDirectU8(k, bank, frame, taps, stream, smallDirect)) return true;
+                    const KernelVariants& variants) {
+    if (launchInterleavedU8(k, bank, frame, taps, stream, variants.interleaved)) return true;
+    if (launchGrayTileU8(k, bank, frame, taps, stream, variants.grayTile)) return true;
+    if (launchSmallDirectU8(k, bank, frame, taps, stream, variants.smallDirect)) return true;
     return launchDirectTyped<std::uint8_t>(k, bank, frame, taps, stream);
 }
 

@@ -31,6 +31,7 @@ struct ConvFrame {
     unsigned mask = 1;  // channels filtered (Filter mode); of the others, those in `copy` are copied
     unsigned copy = 0;  // the others are left as they are in dst
     int vectorRows = 0; // 1 channel, source pointer and pitch aligned to 4 samples: tiles load in words
+    int rowAlign = 1;   // 16, 4 or 1: the largest of these dividing both the source pointer and its pitch
 };
 
 // Whether a 1-channel source can be read in aligned 4-sample words.
@@ -54,11 +55,24 @@ struct KernelVariants {
     // The separable kernel's tiling: 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8 K = 31 on
     // frames of 4 Mpixel and more.
     int separable = 2;
+    // The interleaved-pixel kernels (u8, 3 or 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
+    // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0, 1
+    // and 2. Separable plans: 0 the interleaved separable kernel, 1 the interleaved direct kernel on the full K × K
+    // taps, 2 the per-channel separable kernel. -1: never (the per-channel kernels for every plan).
+    int interleaved = 0;
+    // The one-channel instance of the interleaved direct kernel for u8 K = 3 and 5 (128 × 16 tiles, one output row
+    // per thread: fewer registers and more blocks per SM than the tiled kernel's 128 × 32 tiles, whose 4 blocks per
+    // SM left it latency-bound): 0 takes it for every one-channel frame with one kernel (ahead of the barrier-free
+    // K = 3 kernel), -1 never (the default until it is measured).
+    int grayTile = -1;
 };
+constexpr int kInterleavedVariants = 4;  // -1 … 2
 constexpr int kSeparableVariants = 3;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
-// Filter mode: one grid layer per channel; with Combine::Channels the bank results go to output channels 0..bank-1.
+// Filter mode: u8 frames of 3 or 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
+// block, KernelVariants::interleaved); otherwise one grid layer per channel. With Combine::Channels the bank results
+// go to output channels 0..bank-1.
 void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                   const KernelVariants& variants = {});
 
@@ -71,9 +85,9 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 void launchGeneric(SampleType type, ConvolveMode mode, int kernelCount, int kw, int kh, const ConvFrame& frame,
                    const float* deviceTaps, cudaStream_t stream);
 
-// Per sample type; false when no kernel is compiled for (k, bank). smallDirect: KernelVariants::smallDirect.
+// Per sample type; false when no kernel is compiled for (k, bank).
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                    int smallDirect);
+                    const KernelVariants& variants);
 bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 
 // The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3, one kernel):
@@ -81,6 +95,18 @@ bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps,
 // (the tiled kernel runs).
 bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
 bool smallDirectApplies(int k, int bank, const ConvFrame& frame, int variant);
+
+// The interleaved-pixel kernels (convolve_direct_interleaved.cu; u8 only), under `variant`
+// (KernelVariants::interleaved). launchInterleavedU8: a direct plan's frame; launchInterleavedSeparableU8: a separable
+// plan's frame (taps: its full K × K kernel; row, column: its factors). Each launches and returns true when an
+// interleaved kernel applies (interleavedApplies), else returns false and launches nothing.
+bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
+bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
+                                  const float* column, cudaStream_t stream, int variant);
+bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan);
+// Its one-channel instance (K = 3, 5) under KernelVariants::grayTile; the same contract.
+bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
+bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
 // "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.

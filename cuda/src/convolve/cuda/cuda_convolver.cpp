@@ -39,12 +39,14 @@ ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageV
     f.maxLevel = plan.maxLevel();
     f.shift = plan.bits.shift;
     f.vectorRows = sourceRowsAligned(src.data, src.pitch, src.channels, sampleSize(src.type)) ? 1 : 0;
+    const std::uintptr_t bits = reinterpret_cast<std::uintptr_t>(src.data) | std::uintptr_t(src.pitch);
+    f.rowAlign = bits % 16 == 0 ? 16 : bits % 4 == 0 ? 4 : 1;
     return f;
 }
 
 void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                   const KernelVariants& variants) {
-    const bool launched = type == SampleType::U8 ? launchDirectU8(k, bank, frame, taps, stream, variants.smallDirect)
+    const bool launched = type == SampleType::U8 ? launchDirectU8(k, bank, frame, taps, stream, variants)
                                                  : launchDirectU16(k, bank, frame, taps, stream);
     if (!launched)
         throw InvalidArgument("no direct kernel compiled for size " + std::to_string(k) + " and bank " +
@@ -185,6 +187,12 @@ private:
                                       stream, variants_);
             break;
         case Path::Separable:
+            // Interleaved u8 pixels with K ≤ 9: one tile load for every channel (KernelVariants::interleaved)
+            // instead of one separable grid layer per channel.
+            if (plan_.type == SampleType::U8 &&
+                cuda_detail::launchInterleavedSeparableU8(plan_.kernelWidth, f, taps_.data(), plan_.row.data(),
+                                                          plan_.column.data(), stream, variants_.interleaved))
+                break;
             cuda_detail::launchSeparable(plan_.type, plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
                                          stream, variants_);
             break;

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Direct K×K correlation of interleaved u8 pixels (RGB, RGBA and kin: 3 or 4 channels, one kernel, K ≤ 9), all
+// channels of a pixel in one block and one thread.
+//
+// Why: the tiled kernel of convolve_direct.cuh runs one grid layer per channel. Each layer refills its own halo
+// tile from the same source lines (C× the loads), one byte per load instruction at a stride of C bytes (no word
+// path for interleaved rows), and stores single bytes at a stride of C, so every output sector is written piecewise
+// by C different blocks. On an H200 that made 4K RGB 233–247 µs for K = 3…7 (flat in K: the arithmetic was never
+// the limit) against NPP's C3R at 54–278 µs.
+//
+// Here a block loads its TW × TH tile with halo once, as aligned words (on 16-byte aligned rows 16-byte words: one per
+// 4 RGBA pixels, three per 16 RGB pixels; else four pixels = C 32-bit words; all of a thread's loads in flight
+// before the first conversion), and
+// splits it into C float planes in shared memory. Each thread then computes PX consecutive pixels, every channel,
+// with the register blocking and bank layout of the tiled kernel (quarter warps on 8 consecutive tile rows, row
+// stride ≡ 4 floats mod 32), packs the bytes of its PX · C output samples into words and stores them with the widest
+// aligned stores the destination allows. Channels outside the mask are copied from the tile (inside the frame it
+// holds the source samples exactly).
+//
+// One-channel frames can take the same kernel (C = 1, K = 3 and 5; KernelVariants::grayTile), 128 × 16 tiles with one
+// output row per thread, against the tiled kernel's 128 × 32 with two.
+//
+// Separable plans (a Gaussian, a box) take interleavedSeparableKernel: the same tile, a row pass per channel into an
+// intermediate plane, then the column pass.
+//
+// Loads that straddle the frame edge, rows outside it and rows not 4-byte aligned go sample by sample through
+// borderIndex. Arithmetic as everywhere else: taps already divided, acc = 0, row by row, left to right, one fmaf per
+// tap; finish() adds the bias, takes |x|, rounds half to even and saturates.
+#include "convolve_device.cuh"
+
+namespace cudafilters::cuda_detail {
+namespace {
+
+template <int K> struct InterleavedConfig {
+    static constexpr int PX = 8;          // consecutive pixels per thread (all channels)
+    static constexpr int WX = 4, WY = 2;  // warps per block in x and y; a warp is 4 (x) × 8 (y) threads
+    static constexpr int TW = WX * 4 * PX;
+    static constexpr int TH = WY * 8;
+    static constexpr int R = K / 2;
+    static constexpr int RA = roundUp4(R);               // halo rounded up: tile column 0 is 4-pixel aligned
+    static constexpr int D = RA - R;                     // tile column of the first tap of output column 0
+    static constexpr int NV = (D + PX + K - 1 + 3) / 4;  // float4 loads per input row run
+    static constexpr int ROWS = TH + K - 1;
+    static constexpr int COLS4 = TW + 2 * RA;
+    static constexpr int S = roundUpStride(maxOf(COLS4, TW - PX + 4 * NV));
+    static std::size_t smem(int channels) { return std::size_t(channels) * ROWS * S * sizeof(float); }
+    // Separable kernel: one intermediate plane (the row pass of one channel) after the C source planes.
+    static constexpr int ROWS8 = (ROWS + 7) / 8 * 8;
+    static constexpr int SM = roundUpStride(TW);
+    static std::size_t smemSeparable(int channels) { return smem(channels) + std::size_t(ROWS) * SM * sizeof(float); }
+    static_assert(WX * WY * 32 == kBlockThreads && COLS4 % 4 == 0);
+};
+
+template <int K> struct InterleavedParams {
+    ConvFrame f;
+    float taps[K * K];
+};
+
+template <int K> struct InterleavedSeparableParams {
+    ConvFrame f;
+    float row[K];
+    float column[K];
+};
+
+// Byte i of w as a float: 0x4B0000bb is 2^23 + b (i is a constant once the callers' loops are unrolled).
+__device__ __forceinline__ float byteOf(unsigned w, int i) {
+    return __uint_as_float(__byte_perm(w, 0x4B00u, unsigned(i) | 0x5440u)) - 8388608.f;
+}
+
+// Loads the tile in groups of GP pixels: plane c, row r, column col holds channel c of source pixel (ax + col, oy + r)
+// (border rules applied), as float. ax is a multiple of 4. GP = 4: a group is C 32-bit words (one 16-byte word for
+// 4 channels on 16-byte aligned rows), the groups tile the COLS4 columns exactly. GP = 16 (3 channels on 16-byte
+// aligned rows): a group is 48 bytes, three 16-byte words, starting at a multiple of 16 pixels, so the first group
+// starts 16 − RA pixels left of the tile; only the 4-pixel runs of a group inside the tile are stored.
+template <int C, int K, int GP>
+__device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int oy, float* tile) {
+    using Cfg = InterleavedConfig<K>;
+    static_assert(GP == 4 || (GP == 16 && C == 3 && Cfg::RA <= 16));
+    constexpr int PLANE = Cfg::ROWS * Cfg::S;
+    constexpr int WORDS = GP * C / 4;  // 32-bit words per group
+    constexpr int LEAD = GP == 4 ? 0 : 16 - Cfg::RA;  // tile column of a group's first pixel: GP · g − LEAD
+    constexpr int NG = (Cfg::COLS4 + LEAD + GP - 1) / GP;  // groups per tile row
+    constexpr int ITEMS = Cfg::ROWS * NG;
+    constexpr int PER = (ITEMS + kBlockThreads - 1) / kBlockThreads;
+    const bool words = f.rowAlign >= 4;
+    const bool quads = f.rowAlign >= 16 && WORDS % 4 == 0;
+    unsigned raw[PER][WORDS];
+#pragma unroll
+    for (int it = 0; it < PER; ++it) {
+        const int idx = threadIdx.x + it * kBlockThreads;
+#pragma unroll
+        for (int w = 0; w < WORDS; ++w) raw[it][w] = 0;
+        if (idx < ITEMS) {
+            const int r = idx / NG, x = ax - LEAD + GP * (idx - r * NG);
+            const int gy = borderIndex(oy + r, f.height, f.border);
+            if (words && gy >= 0 && x >= 0 && x + GP <= f.width) {
+                const unsigned char* p = f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C;
+                if (quads) {
+#pragma unroll
+                    for (int q = 0; q < WORDS / 4; ++q) {
+                        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p) + q);
+                        raw[it][4 * q] = v.x;
+                        raw[it][4 * q + 1] = v.y;
+                        raw[it][4 * q + 2] = v.z;
+                        raw[it][4 * q + 3] = v.w;
+                    }
+                } else {
+#pragma unroll
+                    for (int w = 0; w < WORDS; ++w) raw[it][w] = __ldg(reinterpret_cast<const unsigned*>(p) + w);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int it = 0; it < PER; ++it) {
+        const int idx = threadIdx.x + it * kBlockThreads;
+        if (idx >= ITEMS) break;
+        const int r = idx / NG, g = idx - r * NG, x = ax - LEAD + GP * g;
+        const int gy = borderIndex(oy + r, f.height, f.border);
+        const bool wordsHere = words && gy >= 0 && x >= 0 && x + GP <= f.width;
+        const unsigned char* row = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
+#pragma unroll
+        for (int m = 0; m < GP / 4; ++m) {  // 4-pixel runs
+            const int col = GP * g - LEAD + 4 * m;
+            if (GP != 4 && (col < 0 || col >= Cfg::COLS4)) continue;
+            float v[4 * C];  // pixel s of the run, channel c at v[s * C + c]
+            if (wordsHere) {
+#pragma unroll
+                for (int b = 0; b < 4 * C; ++b) v[b] = byteOf(raw[it][(4 * m * C + b) / 4], (4 * m * C + b) % 4);
+            } else {
+#pragma unroll
+                for (int s = 0; s < 4; ++s) {
+                    const int gx = borderIndex(x + 4 * m + s, f.width, f.border);
+#pragma unroll
+                    for (int c = 0; c < C; ++c)
+                        v[s * C + c] = (row == nullptr || gx < 0) ? f.borderValue : float(__ldg(row + gx * C + c));
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                *reinterpret_cast<float4*>(tile + c * PLANE + r * Cfg::S + col) =
+                    make_float4(v[c], v[C + c], v[2 * C + c], v[3 * C + c]);
+        }
+    }
+}
+
+template <int C, int K>
+__device__ __forceinline__ void loadInterleavedTile(const ConvFrame& f, int ax, int oy, float* tile) {
+    if constexpr (C == 3) {
+        if (f.rowAlign >= 16) return loadTileGroups<C, K, 16>(f, ax, oy, tile);
+    }
+    loadTileGroups<C, K, 4>(f, ax, oy, tile);
+}
+
+// Stores the PX pixels (x … x + PX − 1, every channel) of one output row from their packed bytes: byte i·C + c of
+// `out` is channel c of pixel x + i.
+template <int C, int PX>
+__device__ __forceinline__ void storePixels(const ConvFrame& f, int x, int y, const unsigned (&out)[PX * C / 4]) {
+    constexpr int NW = PX * C / 4;
+    unsigned char* p = f.dst + std::size_t(y) * f.dstPitch + std::size_t(x) * C;
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    if (x + PX <= f.width) {
+        if (NW % 4 == 0 && (addr & 15) == 0) {
+#pragma unroll
+            for (int q = 0; q < NW / 4; ++q)
+                reinterpret_cast<uint4*>(p)[q] = make_uint4(out[4 * q], out[4 * q + 1], out[4 * q + 2], out[4 * q + 3]);
+            return;
+        }
+        if ((addr & 7) == 0) {
+#pragma unroll
+            for (int q = 0; q < NW / 2; ++q) reinterpret_cast<uint2*>(p)[q] = make_uint2(out[2 * q], out[2 * q + 1]);
+            return;
+        }
+        if ((addr & 3) == 0) {
+#pragma unroll
+            for (int q = 0; q < NW; ++q) reinterpret_cast<unsigned*>(p)[q] = out[q];
+            return;
+        }
+    }
+    const int n = f.width - x < PX ? f.width - x : PX;
+#pragma unroll
+    for (int b = 0; b < PX * C; ++b)
+        if (b / C < n) p[b] = static_cast<unsigned char>(out[b / 4] >> (8 * (b % 4)));
+}
+
+template <int C, int K>
+__global__ void __launch_bounds__(kBlockThreads) interleavedKernel(const __grid_constant__ InterleavedParams<K> p) {
+    using Cfg = InterleavedConfig<K>;
+    constexpr int PX = Cfg::PX, PLANE = Cfg::ROWS * Cfg::S;
+    extern __shared__ float4 smem4[];
+    float* tile = reinterpret_cast<float*>(smem4);
+    const ConvFrame& f = p.f;
+    const int x0 = int(blockIdx.x) * Cfg::TW, y0 = int(blockIdx.y) * Cfg::TH;
+    loadInterleavedTile<C, K>(f, x0 - Cfg::RA, y0 - Cfg::R, tile);
+    __syncthreads();
+
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int tx = ((warp % Cfg::WX) * 4 + (lane >> 3)) * PX;
+    const int ty = (warp / Cfg::WX) * 8 + (lane & 7);
+    const int x = x0 + tx, y = y0 + ty;
+    if (x >= f.width || y >= f.height) return;
+
+    unsigned out[PX * C / 4];
+#pragma unroll
+    for (int w = 0; w < PX * C / 4; ++w) out[w] = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const float* plane = tile + c * PLANE;
+        unsigned bytes[PX];
+        if ((f.mask >> c) & 1u) {
+            float acc[PX];
+#pragma unroll
+            for (int i = 0; i < PX; ++i) acc[i] = 0.f;
+#pragma unroll
+            for (int ky = 0; ky < K; ++ky) {
+                const float4* run = reinterpret_cast<const float4*>(plane + (ty + ky) * Cfg::S + tx);
+                float v[4 * Cfg::NV];
+#pragma unroll
+                for (int q = 0; q < Cfg::NV; ++q) {
+                    const float4 w = run[q];
+                    v[4 * q] = w.x;
+                    v[4 * q + 1] = w.y;
+                    v[4 * q + 2] = w.z;
+                    v[4 * q + 3] = w.w;
+                }
+#pragma unroll
+                for (int kx = 0; kx < K; ++kx) {
+                    const float t = p.taps[ky * K + kx];
+#pragma unroll
+                    for (int i = 0; i < PX; ++i) acc[i] = fmaf(t, v[Cfg::D + i + kx], acc[i]);
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < PX; ++i) bytes[i] = finish<std::uint8_t>(f, acc[i]);
+        } else {
+            // Inside the frame the tile holds the source sample itself: copied exactly.
+            const float* src = plane + (ty + Cfg::R) * Cfg::S + tx + Cfg::RA;
+#pragma unroll
+            for (int i = 0; i < PX; ++i) bytes[i] = static_cast<unsigned>(src[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < PX; ++i) out[(i * C + c) / 4] |= bytes[i] << (8 * ((i * C + c) % 4));
+    }
+    storePixels<C, PX>(f, x, y, out);
+}
+
+// The same tile, separable taps: per filtered channel a row pass over every tile row into the intermediate plane,
+// a barrier, the column pass of each thread's PX pixels, a barrier (the next channel's row pass reuses the plane).
+// 2K + (K − 1)·2K/TH FMA per sample instead of K². Arithmetic as the separable kernel (convolve_separable.cu).
+template <int C, int K>
+__global__ void __launch_bounds__(kBlockThreads)
+    interleavedSeparableKernel(const __grid_constant__ InterleavedSeparableParams<K> p) {
+    using Cfg = InterleavedConfig<K>;
+    constexpr int PX = Cfg::PX, PLANE = Cfg::ROWS * Cfg::S, GROUPS = Cfg::TW / PX;
+    extern __shared__ float4 smem4[];
+    float* tile = reinterpret_cast<float*>(smem4);
+    float* mid = tile + C * PLANE;
+    const ConvFrame& f = p.f;
+    const int x0 = int(blockIdx.x) * Cfg::TW, y0 = int(blockIdx.y) * Cfg::TH;
+    loadInterleavedTile<C, K>(f, x0 - Cfg::RA, y0 - Cfg::R, tile);
+    __syncthreads();
+
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int tx = ((warp % Cfg::WX) * 4 + (lane >> 3)) * PX;
+    const int ty = (warp / Cfg::WX) * 8 + (lane & 7);
+    const int x = x0 + tx, y = y0 + ty;
+    const bool inside = x < f.width && y < f.height;  // every thread stays for the barriers
+
+    unsigned out[PX * C / 4];
+#pragma unroll
+    for (int w = 0; w < PX * C / 4; ++w) out[w] = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const float* plane = tile + c * PLANE;
+        unsigned bytes[PX];
+        if ((f.mask >> c) & 1u) {  // the same for the whole block
+            // Row pass: the 8 threads of a quarter warp take 8 consecutive rows (distinct banks).
+            for (int w = threadIdx.x; w < Cfg::ROWS8 * GROUPS; w += kBlockThreads) {
+                const int r = (w & 7) + 8 * (w / (8 * GROUPS));
+                const int xs = ((w >> 3) % GROUPS) * PX;
+                if (r >= Cfg::ROWS) continue;
+                const float4* run = reinterpret_cast<const float4*>(plane + r * Cfg::S + xs);
+                float v[4 * Cfg::NV];
+#pragma unroll
+                for (int q = 0; q < Cfg::NV; ++q) {
+                    const float4 a = run[q];
+                    v[4 * q] = a.x;
+                    v[4 * q + 1] = a.y;
+                    v[4 * q + 2] = a.z;
+                    v[4 * q + 3] = a.w;
+                }
+                float acc[PX];
+#pragma unroll
+                for (int i = 0; i < PX; ++i) acc[i] = 0.f;
+#pragma unroll
+                for (int kx = 0; kx < K; ++kx)
+#pragma unroll
+                    for (int i = 0; i < PX; ++i) acc[i] = fmaf(p.row[kx], v[Cfg::D + i + kx], acc[i]);
+                float4* dst = reinterpret_cast<float4*>(mid + r * Cfg::SM + xs);
+                dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+                dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+            }
+            __syncthreads();
+            // Column pass: PX pixels of row ty.
+            float acc[PX];
+#pragma unroll
+            for (int i = 0; i < PX; ++i) acc[i] = 0.f;
+#pragma unroll
+            for (int ky = 0; ky < K; ++ky) {
+                const float4* run = reinterpret_cast<const float4*>(mid + (ty + ky) * Cfg::SM + tx);
+                const float4 a = run[0], b = run[1];
+                const float v[PX] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+#pragma unroll
+                for (int i = 0; i < PX; ++i) acc[i] = fmaf(p.column[ky], v[i], acc[i]);
+            }
+#pragma unroll
+            for (int i = 0; i < PX; ++i) bytes[i] = inside ? finish<std::uint8_t>(f, acc[i]) : 0u;
+            __syncthreads();
+        } else {
+            const float* src = plane + (ty + Cfg::R) * Cfg::S + tx + Cfg::RA;
+#pragma unroll
+            for (int i = 0; i < PX; ++i) bytes[i] = static_cast<unsigned>(src[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < PX; ++i) out[(i * C + c) / 4] |= bytes[i] << (8 * ((i * C + c) % 4));
+    }
+    if (inside) storePixels<C, PX>(f, x, y, out);
+}
+
+template <int C, int K> void launchInterleavedT(const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    using Cfg = InterleavedConfig<K>;
+    InterleavedParams<K> p;
+    p.f = frame;
+    for (int i = 0; i < K * K; ++i) p.taps[i] = taps[i];
+    auto kernel = interleavedKernel<C, K>;
+    const std::size_t smem = Cfg::smem(C);
+    if (smem > 48 * 1024)
+        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    const dim3 grid((frame.width + Cfg::TW - 1) / Cfg::TW, (frame.height + Cfg::TH - 1) / Cfg::TH);
+    kernel<<<grid, kBlockThreads, smem, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("interleavedKernel");
+}
+
+template <int C, int K>
+void launchInterleavedSeparableT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream) {
+    using Cfg = InterleavedConfig<K>;
+    InterleavedSeparableParams<K> p;
+    p.f = frame;
+    for (int i = 0; i < K; ++i) {
+        p.row[i] = row[i];
+        p.column[i] = column[i];
+    }
+    auto kernel = interleavedSeparableKernel<C, K>;
+    const std::size_t smem = Cfg::smemSeparable(C);
+    if (smem > 48 * 1024)
+        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    const dim3 grid((frame.width + Cfg::TW - 1) / Cfg::TW, (frame.height + Cfg::TH - 1) / Cfg::TH);
+    kernel<<<grid, kBlockThreads, smem, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("interleavedSeparableKernel");
+}
+
+template <int C>
+void launchInterleavedSeparableC(int k, const ConvFrame& frame, const float* row, const float* column,
+                                 cudaStream_t stream) {
+    switch (k) {
+    case 3: return launchInterleavedSeparableT<C, 3>(frame, row, column, stream);
+    case 5: return launchInterleavedSeparableT<C, 5>(frame, row, column, stream);
+    case 7: return launchInterleavedSeparableT<C, 7>(frame, row, column, stream);
+    default: return launchInterleavedSeparableT<C, 9>(frame, row, column, stream);
+    }
+}
+
+template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    if constexpr (C == 1) {  // compiled for K = 3 and 5 only (grayTileApplies)
+        if (k == 3) launchInterleavedT<1, 3>(frame, taps, stream);
+        else launchInterleavedT<1, 5>(frame, taps, stream);
+    } else {
+        switch (k) {
+        case 3: return launchInterleavedT<C, 3>(frame, taps, stream);
+        case 5: return launchInterleavedT<C, 5>(frame, taps, stream);
+        case 7: return launchInterleavedT<C, 7>(frame, taps, stream);
+        default: return launchInterleavedT<C, 9>(frame, taps, stream);
+        }
+    }
+}
+
+}  // namespace
+
+bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan) {
+    if (variant < 0 || (separablePlan && variant > 1)) return false;
+    return (k == 3 || k == 5 || k == 7 || k == 9) && bank == 1 && frame.combine != Combine::Channels &&
+           (frame.inChannels == 3 || frame.inChannels == 4) && frame.outChannels == frame.inChannels;
+}
+
+bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                         int variant) {
+    if (!interleavedApplies(k, bank, frame, variant, false)) return false;
+    if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
+    else launchInterleavedC<4>(k, frame, taps, stream);
+    return true;
+}
+
+bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant) {
+    return variant == 0 && (k == 3 || k == 5) && bank == 1 && frame.combine != Combine::Channels &&
+           frame.inChannels == 1 && frame.outChannels == 1;
+}
+
+bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant) {
+    if (!grayTileApplies(k, bank, frame, variant)) return false;
+    launchInterleavedC<1>(k, frame, taps, stream);
+    return true;
+}
+
+bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
+                                  const float* column, cudaStream_t stream, int variant) {
+    if (!interleavedApplies(k, 1, frame, variant, true)) return false;
+    if (variant == 1) {
+        if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
+        else launchInterleavedC<4>(k, frame, taps, stream);
+    } else {
+        if (frame.inChannels == 3) launchInterleavedSeparableC<3>(k, frame, row, column, stream);
+        else launchInterleavedSeparableC<4>(k, frame, row, column, stream);
+    }
+    return true;
+}
+
+}  // namespace cudafilters::cuda_detail
