@@ -4,7 +4,7 @@
 # (memcheck, racecheck, initcheck, synccheck) on representative subsets, the element and histeq benchmarks (NPP
 # built here with nvcc), the pipeline benchmark (real pipelines through gst_parse_launch, nvcodec's elements and the
 # H.264 decode case) and the demo on CUDA. Logs into $OUT; a short table last. Needs gpu-carry/payload.tar.xz and
-# .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench pipeline soak demo
+# .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench fft pipeline soak demo
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -26,7 +26,7 @@ sanitizer_line() { echo "rc=$1 $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$2" 
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 
-if step bench; then
+if step bench || step fft; then
     scripts/gpu/build-bench-histeq.sh build-bench-histeq >"$out/bench-histeq-build.log" 2>&1 &
     bench_build=$!
     scripts/gpu/build-bench.sh build-bench >"$out/bench-convolve-build.log" 2>&1 &
@@ -52,7 +52,7 @@ if step convolve; then
 fi
 if step sanitize; then
     cs="compute-sanitizer --error-exitcode 9"
-    el_filter='CudaMemory.*:CudaMemoryFault.*:HostRegistration.*:Depths/*:Allocation.*:Backend.*:HistEq.*:LiveChangeFault.*:SerializedEvents.KeepTheirPlace*:Drain.*:HistEqLive.*:ConvolveLive.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*'
+    el_filter='CudaMemory.*:CudaMemoryFault.*:HostRegistration.*:Depths/*:Allocation.*:Backend.*:HistEq.*:LiveChangeFault.*:SerializedEvents.KeepTheirPlace*:Drain.*:HistEqLive.*:ConvolveLive.*:Formats/*RGBA_385x289*:Formats/*I420_385x289*:Formats/*GRAY16_LE_385x289*:Formats/*YUY2_386x289*:Formats/*P010_10LE_385x289*:Packed422.*'
     CUDAFILTERS_TEST_BACKEND=cuda timeout 150 $run_test $cs --tool memcheck build-payload/tests/element-tests --gtest_brief=1 \
         --gtest_filter="$el_filter" >"$out/san-element-memcheck.log" 2>&1
     summary+=("memcheck element: $(sanitizer_line $? "$out/san-element-memcheck.log")")
@@ -61,12 +61,12 @@ if step sanitize; then
     summary+=("memcheck element strides/8K: $(sanitizer_line $? "$out/san-element-strides-memcheck.log")")
     for tool in memcheck racecheck initcheck synccheck; do
         timeout 100 $cs --tool $tool build-payload/tests/histeq-gpu-tests --gtest_brief=1 \
-            --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*:HisteqGpuRetune.*' >"$out/san-histeq-$tool.log" 2>&1
+            --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*:HisteqGpuRetune.*:HisteqGpu.TenBit*:HisteqGpu.LumaPairs*' >"$out/san-histeq-$tool.log" 2>&1
         summary+=("$tool histeq: $(sanitizer_line $? "$out/san-histeq-$tool.log")")
     done
     for tool in memcheck racecheck initcheck synccheck; do
-        timeout 90 $cs --tool $tool build-payload/tests/convolve-gpu-tests --gtest_brief=1 \
-            --gtest_filter='*385x289*:CudaConvolver.*:CudaConvolverRetune.*:*SmallDirect*7x3*:*SeparableVariants*' \
+        timeout 150 $cs --tool $tool build-payload/tests/convolve-gpu-tests --gtest_brief=1 \
+            --gtest_filter='*385x289*:CudaConvolver.*:CudaConvolverRetune.*:*SmallDirect*7x3*:*SeparableVariants*:*InterleavedKernel.*/k3_c4_129x17*:*InterleavedKernel.*/k9_c3_7x3*:InterleavedKernel.Saturates*:InterleavedKernel.SeparablePlans*:Cases/CudaCopyMask.*:Cases/CudaSampleBits.*' \
             >"$out/san-convolve-$tool.log" 2>&1
         summary+=("$tool convolve: $(sanitizer_line $? "$out/san-convolve-$tool.log")")
     done
@@ -78,8 +78,23 @@ if step bench; then
     timeout 60 build-bench-histeq/bench-histeq >"$out/bench-histeq.md" 2>&1
     summary+=("bench-histeq: rc=$?")
     wait $conv_build
-    timeout 150 build-bench/bench-convolve --runs 30 --frames 4 >"$out/bench-convolve.md" 2>&1
+    timeout 300 build-bench/bench-convolve --runs ${BENCH_RUNS:-30} --frames 4 >"$out/bench-convolve.md" 2>&1
     summary+=("bench-convolve: rc=$?")
+fi
+if step fft; then
+    step bench || wait $conv_build
+    timeout 240 build-bench/bench-convolve --fft --runs 15 --frames 2 >"$out/bench-convolve-fft.md" 2>&1
+    summary+=("bench-convolve --fft: rc=$?")
+    # A 63 x 63 Gaussian (separable, no compiled passes) through the element: the generic kernel (algorithm=direct)
+    # against what auto picks (the FFT), 1080p GRAY8 frames already in the element's pool (imagefreeze).
+    for algorithm in direct auto; do
+        start=$(date +%s%N)
+        timeout 120 $run_prod gst-launch-1.0 -q videotestsrc num-buffers=1 pattern=snow ! \
+            video/x-raw,format=GRAY8,width=1920,height=1080,framerate=30/1 ! imagefreeze num-buffers=300 ! \
+            cudaconvolve preset=gaussian size=63 algorithm=$algorithm ! fakesink sync=false >/dev/null 2>&1
+        rc=$?
+        summary+=("gaussian 63x63 1080p GRAY8 algorithm=$algorithm: rc=$rc, 300 frames in $((($(date +%s%N) - start) / 1000000)) ms")
+    done
 fi
 if step pipeline; then
     start=$SECONDS

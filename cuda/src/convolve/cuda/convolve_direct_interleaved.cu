@@ -388,8 +388,12 @@ template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const fl
 
 bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan) {
     if (variant < 0 || (separablePlan && variant > 1)) return false;
+    // Every channel filtered or copied: the kernel writes whole pixels, so it cannot leave a channel as it is in dst
+    // (ConvFrame::copy, the second pass over packed 4:2:2).
+    const unsigned all = (1u << frame.inChannels) - 1u;
     return (k == 3 || k == 5 || k == 7 || k == 9) && bank == 1 && frame.combine != Combine::Channels &&
-           (frame.inChannels == 3 || frame.inChannels == 4) && frame.outChannels == frame.inChannels;
+           (frame.inChannels == 3 || frame.inChannels == 4) && frame.outChannels == frame.inChannels &&
+           ((frame.mask | frame.copy) & all) == all;
 }
 
 bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
