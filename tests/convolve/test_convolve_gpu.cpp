@@ -611,8 +611,15 @@ TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
                 auto conv = cuda_detail::makeCudaConvolver(plan, variants);
                 cuda_detail::ConvFrame shape;
                 shape.inChannels = shape.outChannels = ch;
+                shape.mask = plan.channelMask;
+                shape.copy = plan.copyMask;
                 EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, true), v == 0 || v == 1) << v;
                 EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, false), v >= 0) << v;
+                // A channel neither filtered nor copied (left as it is in dst): the per-channel kernels.
+                cuda_detail::ConvFrame leaveOne = shape;
+                leaveOne.mask = 0x5;
+                leaveOne.copy = 0;
+                EXPECT_FALSE(cuda_detail::interleavedApplies(k, 1, leaveOne, v, false)) << v;
                 HostImage input(w, h, ch, SampleType::U8);
                 input.fillRandom(k + w);
                 const HostImage out = runCuda(*conv, input, odd);

@@ -146,7 +146,7 @@ TEST(FftCrossover, TableCoversEverySize) {
 // The CUDA rows mean what convolve_crossover.hpp says, checked without a device: at the smallest frame past the row
 // before and at the row's largest, against the compiled direct kernels and against the generic one, kernels of at
 // least the row's area (K × K, K × (K + 1)) take the FFT, a kernel one row short of it (K × (K − 1)) sums directly, and
-// 0 never takes the FFT; separable kernels never do under auto.
+// 0 never takes the FFT; separable kernels only where they have no compiled passes.
 TEST(FftCrossover, CudaRowsPerDirectPath) {
     auto plan = [](int kw, int kh, SampleType type) {
         ConvolveDesc d = fftDesc({sharpenKernel(kw, kh, 1)}, Border::Reflect101, type);
@@ -179,8 +179,12 @@ TEST(FftCrossover, CudaRowsPerDirectPath) {
             }
             previous = row.maxPixels;
         }
+        // A separable kernel keeps its compiled 1-D passes; without them (63 x 63) it would sum all taps in the
+        // generic kernel, and is compared as such.
         ConvolveDesc gaussian = presetDesc(Preset::Gaussian, 63);
-        EXPECT_FALSE(fftChosen(Backend::Cuda, ConvolvePlan::make(gaussian, type, 1), 1920, 1080, true));
+        EXPECT_FALSE(fftChosen(Backend::Cuda, ConvolvePlan::make(gaussian, type, 1), 1920, 1080, false));
+        EXPECT_TRUE(fftChosen(Backend::Cuda, ConvolvePlan::make(gaussian, type, 1), 1920, 1080, true));
+        EXPECT_FALSE(fftChosen(Backend::Cpu, ConvolvePlan::make(gaussian, type, 1), 1920, 1080));
     }
     // The FFT bars' sizes (1080p GRAY8 K = 63, 127, 255; 4K RGBA K = 63) have no compiled direct kernel: they take
     // the FFT under auto.
