@@ -549,17 +549,19 @@ int main(int argc, char** argv) {
 #endif
             }
             // RGBA Gaussian (separable plan, alpha copied): the per-channel separable kernel (variant 2), the
-            // interleaved direct kernel on the full taps (1), then the default (K <= 9: the interleaved separable
-            // kernel).
+            // interleaved direct kernel on the full taps (1), the interleaved separable kernel (3), then the default
+            // (the faster of the interleaved two: direct for K <= 5, separable for K = 7, 9).
             {
                 ConvolveDesc rg = presetDesc(Preset::Gaussian, k);
                 rg.border = Border::Replicate;
                 rg.channelMask = 0x7;
                 const ConvolvePlan rgPlan = ConvolvePlan::make(rg, SampleType::U8, 4);
-                for (int v : {2, 1}) {
+                for (int v : {2, 1, 3}) {
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = v;
-                    run(std::string("RGBA gaussian ") + (v == 2 ? "per-channel separable" : "interleaved direct"),
+                    run(std::string("RGBA gaussian ") + (v == 2   ? "per-channel separable"
+                                                          : v == 1 ? "interleaved direct"
+                                                                   : "interleaved separable"),
                         rgPlan, rgba, rgbaHost, rgbaOut, variants);
                 }
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);

@@ -613,7 +613,7 @@ TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
                 shape.inChannels = shape.outChannels = ch;
                 shape.mask = plan.channelMask;
                 shape.copy = plan.copyMask;
-                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, true), v == 0 || v == 1) << v;
+                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, true), v >= 0 && v != 2) << v;
                 EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, false), v >= 0) << v;
                 // A channel neither filtered nor copied (left as it is in dst): the per-channel kernels.
                 cuda_detail::ConvFrame leaveOne = shape;
@@ -626,7 +626,9 @@ TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
                 const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
                 EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << "x" << ch << ": "
                                           << describe(diff);
-                if (v == 0) {
+                // The interleaved separable kernel (always under 3, from K = 7 under the default) sums as the
+                // per-channel one does: the same bytes.
+                if (v == 3 || (v == 0 && k >= 7)) {
                     cuda_detail::KernelVariants perChannel;
                     perChannel.interleaved = 2;
                     auto reference = cuda_detail::makeCudaConvolver(plan, perChannel);

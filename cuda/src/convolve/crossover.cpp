@@ -21,7 +21,10 @@ constexpr long long kAny = LLONG_MAX;
 // K = 31 ever loses, on frames up to 640x480 (160x120: 67 vs 28 µs) and at 1080p u8 (89.7 vs 87.5 µs; u16 a tie,
 // 88.9 µs each, so direct); at 4K direct K = 31 wins (u8 317 vs 355 µs, u16 317 vs 359 µs). The generic kernel
 // (K = 11, 13, 17, …, 255 measured) loses from K = 11 on frames from 640x480 up (1080p: 298 vs 88 µs) and from
-// K = 13 at 160x120 (29.3 vs 27.8 µs). Below K = 11 the generic kernel was not measured.
+// K = 13 at 160x120 (29.3 vs 27.8 µs). Its smaller sizes (even K = 4 … 10), measured the same way on 2026-11-24
+// (second session, raw output in docs/raw/2026-11-24-h200-bench-convolve-interleaved.md): it loses from K = 6 at
+// 1080p and 4K (u8 1080p: 100.6 vs 88.6 µs; 4K: 379 vs 304 µs) and from K = 10 at 640x480 (51.1 vs 37.3 µs); the
+// generic rows below are those crossovers. (1080p u16 compiled K = 31: 90.0 direct vs 88.9 FFT, a tie: direct.)
 //
 // CPU: measured with `bench-convolve-cpu --runs 5` (OpenCV backend, 1080p, random full-rank kernels) on the
 // development machine (2 cores, shared), 2026-11-24: direct / DFT ms, u8: K = 15 34.8 / 41.5, K = 21 51.7 / 44.0,
@@ -31,13 +34,13 @@ constexpr long long kAny = LLONG_MAX;
 const std::vector<FftCrossover>& fftCrossoverTable() {
     static const std::vector<FftCrossover> table = {
         {Backend::Cuda, SampleType::U8, kQqvga, 31, 13},
-        {Backend::Cuda, SampleType::U8, kVga, 31, 11},
-        {Backend::Cuda, SampleType::U8, k1080p, 31, 11},
-        {Backend::Cuda, SampleType::U8, kAny, 0, 11},
+        {Backend::Cuda, SampleType::U8, kVga, 31, 10},
+        {Backend::Cuda, SampleType::U8, k1080p, 31, 6},
+        {Backend::Cuda, SampleType::U8, kAny, 0, 6},
         {Backend::Cuda, SampleType::U16, kQqvga, 31, 13},
-        {Backend::Cuda, SampleType::U16, kVga, 31, 11},
-        {Backend::Cuda, SampleType::U16, k1080p, 0, 11},
-        {Backend::Cuda, SampleType::U16, kAny, 0, 11},
+        {Backend::Cuda, SampleType::U16, kVga, 31, 10},
+        {Backend::Cuda, SampleType::U16, k1080p, 0, 6},
+        {Backend::Cuda, SampleType::U16, kAny, 0, 6},
         {Backend::Cpu, SampleType::U8, kAny, 31, 31},
         {Backend::Cpu, SampleType::U16, kAny, 31, 31},
     };

@@ -387,7 +387,7 @@ template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const fl
 }  // namespace
 
 bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan) {
-    if (variant < 0 || (separablePlan && variant > 1)) return false;
+    if (variant < 0 || (separablePlan && variant == 2)) return false;
     // Every channel filtered or copied: the kernel writes whole pixels, so it cannot leave a channel as it is in dst
     // (ConvFrame::copy, the second pass over packed 4:2:2).
     const unsigned all = (1u << frame.inChannels) - 1u;
@@ -418,7 +418,7 @@ bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps
 bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
                                   const float* column, cudaStream_t stream, int variant) {
     if (!interleavedApplies(k, 1, frame, variant, true)) return false;
-    if (variant == 1) {
+    if (variant == 1 || (variant == 0 && k <= 5)) {
         if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
         else launchInterleavedC<4>(k, frame, taps, stream);
     } else {

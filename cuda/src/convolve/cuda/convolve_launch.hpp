@@ -56,9 +56,12 @@ struct KernelVariants {
     // frames of 4 Mpixel and more.
     int separable = 2;
     // The interleaved-pixel kernels (u8, 3 or 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
-    // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0, 1
-    // and 2. Separable plans: 0 the interleaved separable kernel, 1 the interleaved direct kernel on the full K × K
-    // taps, 2 the per-channel separable kernel. -1: never (the per-channel kernels for every plan).
+    // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
+    // Separable plans: 0 the measured best (the interleaved direct kernel on the full K × K taps for K ≤ 5, the
+    // interleaved separable kernel for K = 7 and 9: H200, 4K RGBA Gaussian K = 3 / 5 / 7 / 9 direct 55.0 / 71.7 /
+    // 96.8 / 130.8 µs, separable 69.0 / 85.0 / 91.0 / 98.8 µs), 1 always the interleaved direct kernel, 2 the
+    // per-channel separable kernel, 3 always the interleaved separable kernel. -1: never (the per-channel kernels for
+    // every plan).
     int interleaved = 0;
     // The one-channel instance of the interleaved direct kernel for u8 K = 3 and 5 (128 × 16 tiles, one output row
     // per thread: fewer registers and more blocks per SM than the tiled kernel's 128 × 32 tiles, whose 4 blocks per
@@ -66,7 +69,7 @@ struct KernelVariants {
     // K = 3 kernel), -1 never (the default until it is measured).
     int grayTile = -1;
 };
-constexpr int kInterleavedVariants = 4;  // -1 … 2
+constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 3;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
