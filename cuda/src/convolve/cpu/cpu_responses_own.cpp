@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cpu_responses.hpp"
 
+#include <algorithm>
+
 namespace cudafilters::cpu {
 
+// Sums in double: thousands of taps over 16-bit samples (a 63 x 63 kernel, as the DFT path without OpenCV comes here)
+// drift by more than one level when accumulated in float.
 void correlate(const PaddedPlane& plane, const Kernel2D& kernel, std::vector<float>& out) {
     const int w = plane.imageWidth, h = plane.imageHeight;
     const int ox = plane.padLeft - kernel.width / 2, oy = plane.padTop - kernel.height / 2;
     out.assign(std::size_t(w) * h, 0.f);
-    for (int y = 0; y < h; ++y)
+    std::vector<double> row(static_cast<std::size_t>(w));
+    for (int y = 0; y < h; ++y) {
+        std::fill(row.begin(), row.end(), 0.0);
         for (int ky = 0; ky < kernel.height; ++ky) {
             const float* src = &plane.data[std::size_t(y + ky + oy) * plane.width + ox];
-            float* dst = &out[std::size_t(y) * w];
             for (int kx = 0; kx < kernel.width; ++kx) {
-                const float tap = kernel.at(kx, ky);
-                if (tap == 0.f) continue;
-                for (int x = 0; x < w; ++x) dst[x] += tap * src[x + kx];
+                const double tap = kernel.at(kx, ky);
+                if (tap == 0.0) continue;
+                for (int x = 0; x < w; ++x) row[std::size_t(x)] += tap * double(src[x + kx]);
             }
         }
+        float* dst = &out[std::size_t(y) * w];
+        for (int x = 0; x < w; ++x) dst[x] = float(row[std::size_t(x)]);
+    }
 }
 
 void correlateSeparable(const PaddedPlane& plane, const std::vector<float>& row, const std::vector<float>& column,
