@@ -101,20 +101,19 @@ cf::EqualizeDesc describe(const HistEqSettings& s) {
 class HistEqWork final : public FilterWork {
 public:
     HistEqWork(std::unique_ptr<cf::Equalizer> equalizer, const PlaneLayout& layout, int slots)
-        : equalizer_(std::move(equalizer)), layout_(layout), plane_(layout.plane),
-          frameOfSlot_(std::size_t(slots), 0) {}
+        : equalizer_(std::move(equalizer)), layout_(layout), frameOfSlot_(std::size_t(slots), 0) {}
 
     // Takes a plan of the same shape for the same plane in place, the temporal state kept; false: a new work is
     // needed (the Equalizer's retune changes all or nothing).
-    bool retune(const cf::EqualizePlan& plan, int plane) { return plane == plane_ && equalizer_->retune(plan); }
+    bool retune(const cf::EqualizePlan& plan, int plane) { return plane == layout_.plane && equalizer_->retune(plan); }
 
-    bool writesPlane(int plane) const override { return plane == plane_; }
+    bool writesPlane(int plane) const override { return plane == layout_.plane; }
 
     void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
                  GpuStream stream) override {
         frameOfSlot_[std::size_t(slot)] = equalizer_->frameCount();
-        const ImageView& in = src[std::size_t(plane_)];
-        const ImageView& out = dst[std::size_t(plane_)];
+        const ImageView& in = src[std::size_t(layout_.plane)];
+        const ImageView& out = dst[std::size_t(layout_.plane)];
         if (layout_.packed422()) equalizer_->process(lumaPairs(in, layout_), lumaPairs(out, layout_), stream);
         else equalizer_->process(in, out, stream);
     }
@@ -157,8 +156,7 @@ private:
     }
 
     std::unique_ptr<cf::Equalizer> equalizer_;
-    PlaneLayout layout_;
-    int plane_;
+    PlaneLayout layout_;  // the plane equalized
     std::vector<std::uint64_t> frameOfSlot_;
 };
 

@@ -151,7 +151,7 @@ public:
         ScopedDevice on(device_);
         if (src.width != preparedWidth_ || src.height != preparedHeight_) prepare(src.width, src.height);
         enqueue(src, dst, stream);
-        lastUse_.record(stream);
+        if (ownsDeviceMemory()) lastUse_.record(stream);  // the other paths take everything by value at launch
     }
 
     // The direct and separable kernels take their taps, and every kernel its bias, |x| and border value, by value
@@ -203,6 +203,8 @@ private:
         }
     }
 
+    bool ownsDeviceMemory() const { return fft_ || path_ == Path::Generic; }
+
     bool tapsEqual(const ConvolvePlan& plan) const {
         auto current = taps_.begin();
         for (const Kernel2D& k : plan.kernels) {
@@ -216,7 +218,7 @@ private:
     KernelVariants variants_;
     int device_ = 0;
     std::vector<float> taps_;  // the plan's kernels concatenated (host copy for the by-value parameter blocks)
-    LastUse lastUse_;          // the streams process() enqueued on
+    LastUse lastUse_;          // the streams process() enqueued on, while it owns device memory
     Stream memory_;            // allocates and frees deviceTaps_ (generic path)
     DeviceBuffer deviceTaps_;  // the same on the device, for the generic path
     int preparedWidth_ = -1, preparedHeight_ = -1;
