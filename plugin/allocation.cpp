@@ -8,6 +8,7 @@
 #include "cudamemory.h"
 
 #include "filterstate.h"
+#include "framefence.h"
 
 #ifdef CUDAFILTERS_HAVE_CUDA
 #include "gstcudapinnedallocator.h"
@@ -73,6 +74,7 @@ gboolean gst_cuda_filter_propose_allocation(GstBaseTransform* trans, GstQuery* d
             }
         }
         gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+        gst_query_add_allocation_meta(query, frame_fence_meta_api_get_type(), nullptr);  // we wait on the GPU
         return TRUE;
     }
 #endif
@@ -105,6 +107,7 @@ gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* qu
     GstVideoInfo info;
     if (!caps || !gst_video_info_from_caps(&info, caps)) return FALSE;
 
+    st.fenceDownstream = false;
     GstBufferPool* pool = nullptr;
     guint size = guint(GST_VIDEO_INFO_SIZE(&info)), min = 0, max = 0;
     const bool havePool = gst_query_get_n_allocation_pools(query) > 0;
@@ -138,7 +141,9 @@ gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* qu
             GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create a CUDA memory buffer pool"), (nullptr));
             return FALSE;
         }
-        GST_DEBUG_OBJECT(self, "output in CUDA memory");
+        st.fenceDownstream = gst_query_find_allocation_meta(query, frame_fence_meta_api_get_type(), nullptr);
+        GST_DEBUG_OBJECT(self, "output in CUDA memory%s",
+                         st.fenceDownstream ? ", pushed with a fence before its work ends" : ", pushed complete");
         if (havePool) gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
         else gst_query_add_allocation_pool(query, pool, size, min, max);
         gst_object_unref(pool);

@@ -30,6 +30,27 @@ constexpr std::size_t kPitchAlign = 256;
 
 std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
+// A fence on a frame's work: an event of its own (the slot's is recorded again by the slot's next frame).
+class CudaFrameFence final : public FrameFence {
+public:
+    CudaFrameFence() : event_(cudafilters::Event::create()) {}
+    void* event() const override { return event_.get(); }
+    bool done() noexcept override {
+        const cudaError_t status = cudaEventQuery(event_.get());
+        if (status == cudaErrorNotReady) {
+            cudaGetLastError();
+            return false;
+        }
+        return true;
+    }
+    void wait() noexcept override {
+        if (cudaEventSynchronize(event_.get()) != cudaSuccess) cudaGetLastError();
+    }
+
+private:
+    cudafilters::Event event_;
+};
+
 struct Slot {
     cudafilters::Stream stream;
     cudafilters::Event done;
@@ -146,6 +167,9 @@ public:
 
         faultPoint(FaultCall::Alloc, frame.index);  // test seam: staging allocation
         faultPoint(FaultCall::Upload, frame.index);
+        if (frame.inFence)
+            checkCuda(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(frame.inFence->event()), 0),
+                      "cudaStreamWaitEvent (input fence)");
         if (!frame.inDevice) {
             std::vector<ImageView> upload = frameViews(in_.planes, frame.inFrame);
             if (!dma_capable(frame.in, frame.inFrame, in_.planes)) {
@@ -185,6 +209,11 @@ public:
         }
         faultPoint(FaultCall::Stream, frame.index);
         checkCuda(cudaEventRecord(slot.done.get(), stream), "cudaEventRecord");
+        if (frame.fenceOut) {
+            auto fence = std::make_shared<CudaFrameFence>();
+            checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(fence->event()), stream), "cudaEventRecord (fence)");
+            frame.outFence = std::move(fence);
+        }
     }
 
     bool ready(const FrameInFlight& frame) override {

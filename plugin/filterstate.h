@@ -29,6 +29,15 @@ struct Settings {
                                      // runs on any thread)
 };
 
+// A frame pushed before its GPU work ended (its output carries a fence for a neighbour of ours): its input stays
+// mapped and referenced, and its work alive, until the fence says the GPU is done with them.
+struct PushedFrame {
+    GstBuffer* in = nullptr;  // owned reference
+    GstVideoFrame inFrame{};  // mapped
+    std::shared_ptr<FilterWork> work;
+    std::shared_ptr<FrameFence> fence;
+};
+
 // Owned by the streaming thread (stop() touches it only under the sink stream lock).
 struct StreamState {
     Backend backend = Backend::Cpu;
@@ -50,6 +59,7 @@ struct StreamState {
     std::vector<PlaneLayout> outPlanes;
     bool inCudaMemory = false;             // memory:CUDAMemory negotiated on the sink / src pad
     bool outCudaMemory = false;
+    bool fenceDownstream = false;          // downstream (one of ours) waits for a frame's fence on the GPU itself
 
     std::shared_ptr<FilterWork> work;  // null: passthrough
     unsigned workGeneration = 0;
@@ -57,6 +67,7 @@ struct StreamState {
 
     std::deque<FrameInFlight> queue;   // frames and the serialized events between them, in stream order
     std::size_t framesQueued = 0;      // the frames (not events) in `queue`
+    std::deque<PushedFrame> pushedUnfinished;  // in push order
     std::vector<std::shared_ptr<FilterWork>> retired;  // replaced work objects, freed once no frame uses them
     guint64 nextSlot = 0;
     guint64 submitted = 0;

@@ -47,6 +47,8 @@ public:
 
     // Called in frame order once the frame of `slot` is complete (its stream synchronised), before it is pushed.
     virtual void frameDone(GstElement* /*element*/, GstBuffer* /*out*/, int /*slot*/) {}
+    // True when frameDone reads the frame's results: the frame then never leaves before its work is complete.
+    virtual bool readsResultsWhenDone() const { return false; }
 
     // Forgets temporal state (after a flush or a discontinuity).
     virtual void reset() {}

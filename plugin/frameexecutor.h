@@ -4,6 +4,7 @@
 // frame order (complete). CUDA: submit enqueues upload, filtering and download on the slot's own stream and returns;
 // complete waits on the slot's event. CPU: submit filters at once on host memory; complete has nothing left to do.
 #include "filterwork.h"
+#include "framefence.h"
 
 #include <cudafilters/error.hpp>
 
@@ -25,6 +26,9 @@ struct FrameInFlight {
     bool mapped = false;
     bool inDevice = false;          // inFrame/outFrame mapped on the device (GST_MAP_CUDA): CUDA memory of our context
     bool outDevice = false;
+    std::shared_ptr<FrameFence> inFence;  // the input's pending work (a neighbour of ours wrote it): waited for on the GPU
+    bool fenceOut = false;                // the output leaves before its work is done: submit sets outFence
+    std::shared_ptr<FrameFence> outFence;
     int slot = -1;                  // -1: passthrough, nothing to wait for
     guint64 index = 0;              // frames submitted before this one since start (the fault seam counts these)
     std::shared_ptr<FilterWork> work;

@@ -36,6 +36,13 @@ bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
     (void)onDevice;
     f.inDevice = f.outDevice = false;
 #endif
+    // A neighbour of ours may have pushed the input before its work ended: the GPU waits for it where the frame is
+    // read on the device, the host before it maps the frame.
+    f.inFence = nullptr;
+    if (std::shared_ptr<FrameFence> fence = buffer_frame_fence(f.in)) {
+        if (f.inDevice) f.inFence = std::move(fence);
+        else fence->wait();
+    }
     GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": input %s, output %s (context %p)", st.submitted,
                    f.inDevice ? "on the device" : "on the host", f.outDevice ? "on the device" : "on the host",
                    static_cast<void*>(st.cudaContext.get()));
@@ -74,6 +81,28 @@ void release_entry(FrameInFlight& entry) {
     if (entry.in) gst_buffer_unref(entry.in);
     entry.in = entry.out = nullptr;
     entry.work.reset();
+}
+
+void release_pushed(PushedFrame& pushed) {
+    gst_video_frame_unmap(&pushed.inFrame);
+    gst_buffer_unref(pushed.in);
+    pushed.in = nullptr;
+    pushed.work.reset();
+    pushed.fence.reset();
+}
+
+// Lets go of the inputs of pushed frames whose work is over; waits for the oldest while more than the pipeline depth
+// are unfinished, so the host never runs further ahead of the GPU than with frames held (`all`: waits for every one).
+void release_finished_pushed(StreamState& st, bool all) {
+    while (!st.pushedUnfinished.empty()) {
+        PushedFrame& oldest = st.pushedUnfinished.front();
+        if (!oldest.fence->done()) {
+            if (!all && st.pushedUnfinished.size() <= std::size_t(st.depth)) break;
+            oldest.fence->wait();
+        }
+        release_pushed(oldest);
+        st.pushedUnfinished.pop_front();
+    }
 }
 
 // Frees replaced work objects. The last reference to one goes once no frame in flight uses it, so its GPU work is
@@ -152,8 +181,11 @@ gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
         st.workGeneration = 0;  // the current settings, if valid, on the CPU; else the last valid ones stay
         if (!rebuild_work(self, false)) return FALSE;
     }
+    release_finished_pushed(st, true);
     for (FrameInFlight& f : st.queue) {
         if (f.event || f.slot < 0 || !f.work) continue;
+        f.fenceOut = false;
+        f.outFence.reset();
         if (f.inDevice || f.outDevice) {  // the CPU reads and writes them through host mappings
             unmap_frame(f);
             if (!map_frame(self, st, f)) return FALSE;
@@ -179,6 +211,18 @@ GstFlowReturn report_failure(GstCudaFilter* self, const std::exception& e) {
 GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
     StreamState& st = priv_of(self)->state;
     FrameInFlight& f = st.queue.front();
+    if (f.outFence) {  // downstream waits for it on the GPU: it leaves now, its input stays until the work is over
+        FrameInFlight done = std::move(st.queue.front());
+        st.queue.pop_front();
+        --st.framesQueued;
+        gst_video_frame_unmap(&done.outFrame);
+        buffer_add_frame_fence(done.out, done.outFence);
+        st.pushedUnfinished.push_back({done.in, done.inFrame, std::move(done.work), std::move(done.outFence)});
+        *outbuf = done.out;
+        release_finished_pushed(st, false);
+        collect_retired(st);
+        return GST_FLOW_OK;
+    }
     if (f.slot >= 0) {
         try {
             st.executor->complete(f);
@@ -323,6 +367,7 @@ GstFlowReturn submit_frame(GstCudaFilter* self, GstBuffer* inbuf) {
     }
     frame.slot = int(st.nextSlot++ % guint64(st.depth));
     frame.work = st.work;
+    frame.fenceOut = st.fenceDownstream && frame.outDevice && !frame.work->readsResultsWhenDone();
     frame.index = st.submitted;
 #ifdef CUDAFILTERS_TEST_SEAM
     if (G_UNLIKELY(st.fault != nullptr)) st.fault->submitted = st.submitted;
@@ -347,7 +392,8 @@ GstFlowReturn next_output(GstCudaFilter* self, GstBuffer** outbuf) {
     if (st.framesQueued == 0) return GST_FLOW_OK;
     // Hold depth − 1 frames; a passthrough frame at the end means everything before it leaves now.
     const bool full = st.framesQueued >= std::size_t(st.depth);
-    if (!full && !newest_frame_is_passthrough(st)) return GST_FLOW_OK;
+    const bool fenced = st.queue.front().outFence != nullptr;
+    if (!full && !fenced && !newest_frame_is_passthrough(st)) return GST_FLOW_OK;
     return finish_oldest(self, outbuf);
 }
 
@@ -377,6 +423,7 @@ GstFlowReturn drain(GstCudaFilter* self) {
         if (result == GST_FLOW_OK) result = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
         else gst_buffer_unref(out);
     }
+    release_finished_pushed(st, true);
     return result;
 }
 
@@ -384,6 +431,7 @@ void drop_queue(StreamState& st) {
     if (st.executor) st.executor->synchronize();
     for (FrameInFlight& f : st.queue) release_entry(f);
     st.queue.clear();
+    release_finished_pushed(st, true);
     st.framesQueued = 0;
     if (st.executor) st.executor->makeCurrentForRelease();
     st.retired.clear();

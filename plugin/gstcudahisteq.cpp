@@ -125,6 +125,8 @@ public:
         post(element, out, stats);
     }
 
+    bool readsResultsWhenDone() const override { return equalizer_->plan().statistics; }
+
     void reset() override { equalizer_->reset(); }
 
     std::shared_ptr<FilterWork> rebuild(Backend backend, int slots) const override {

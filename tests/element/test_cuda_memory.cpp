@@ -5,6 +5,8 @@
 // and are skipped elsewhere; the CPU test checks that CUDA memory is never offered where it cannot be used.
 #include "element_harness.hpp"
 
+#include "../../plugin/framefence.h"
+
 #include <atomic>
 
 namespace elementtest {
@@ -104,11 +106,13 @@ guint64 allocatorGauge(const char* name) {
     return bytes;
 }
 
-const char* kChain = "cudahisteq name=a backend=%s mode=clahe ! cudaconvolve name=b backend=%s preset=gaussian size=5 "
-                     "! cudaconvolve name=c backend=%s preset=sharpen";
+const char* kChain = "cudahisteq name=a backend=%s%s mode=clahe ! cudaconvolve name=b backend=%s%s preset=gaussian size=5 "
+                     "! cudaconvolve name=c backend=%s%s preset=sharpen";
 
-std::string chain(const char* backend) {
-    gchar* s = g_strdup_printf(kChain, backend, backend, backend);
+// `settings`: more properties for each of the three.
+std::string chain(const char* backend, const std::string& settings = "") {
+    const char* more = settings.c_str();
+    gchar* s = g_strdup_printf(kChain, backend, more, backend, more, backend, more);
     std::string r = s;
     g_free(s);
     return r;
@@ -287,6 +291,112 @@ TEST(CudaMemory, FlushAndEosWithCudaFramesInFlight) {
     }
     gst_harness_teardown(h);
     unrefAll(out);
+    unrefAll(expected);
+    unrefAll(frames);
+}
+
+// What a pad saw of the fences on the buffers that crossed it.
+struct FenceWatch {
+    std::atomic<int> buffers{0};
+    std::atomic<int> fenced{0};
+    std::atomic<int> pendingAtPush{0};  // fenced, and the GPU work not finished when the buffer was pushed
+
+    static GstPadProbeReturn probe(GstPad*, GstPadProbeInfo* info, gpointer data) {
+        auto* watch = static_cast<FenceWatch*>(data);
+        GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+        watch->buffers.fetch_add(1);
+        const GType api = g_type_from_name(gstcudafilters::kFrameFenceMetaApiName);
+        auto* meta = api ? reinterpret_cast<gstcudafilters::FrameFenceMeta*>(gst_buffer_get_meta(buffer, api)) : nullptr;
+        if (meta && meta->fence && *meta->fence) {
+            watch->fenced.fetch_add(1);
+            if (!(*meta->fence)->done()) watch->pendingAtPush.fetch_add(1);
+        }
+        return GST_PAD_PROBE_OK;
+    }
+    void watch(GstElement* bin, const char* element) {
+        GstElement* e = gst_bin_get_by_name(GST_BIN(bin), element);
+        GstPad* pad = gst_element_get_static_pad(e, "src");
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, this, nullptr);
+        gst_object_unref(pad);
+        gst_object_unref(e);
+    }
+};
+
+// Between two elements of ours a frame in CUDA memory leaves as soon as its work is enqueued, with a fence the next
+// element waits on on the GPU (no host wait between them); towards anything else (a sink, NVIDIA's elements) frames
+// leave complete and carry no fence. Pixels, order and count equal the CPU chain's at every depth.
+TEST(CudaMemory, OurNeighboursGetFencedFramesOthersCompleteOnes) {
+    SKIP_WITHOUT_GPU();
+    const GstVideoInfo info = videoInfo("RGBA", 1283, 721);
+    std::vector<GstBuffer*> frames = randomFrames(info, 9);
+    std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString("RGBA", 1283, 721), frames);
+    for (int depth : {1, 2, 4}) {
+        for (const char* sinkCaps : {(const char*)nullptr, "video/x-raw(memory:CUDAMemory),format=RGBA,width=1283,height=721"}) {
+            SCOPED_TRACE(::testing::Message() << "depth " << depth << (sinkCaps ? ", sink in CUDA memory" : ", sink in system memory"));
+            GstHarness* h = gst_harness_new_parse(chain("cuda", " pipeline-depth=" + std::to_string(depth)).c_str());
+            FenceWatch ab, bc, out;
+            ab.watch(h->element, "a");
+            bc.watch(h->element, "b");
+            out.watch(h->element, "c");
+            gst_harness_set_src_caps_str(h, capsString("RGBA", 1283, 721).c_str());
+            if (sinkCaps) gst_harness_set_sink_caps_str(h, sinkCaps);
+            std::vector<GstBuffer*> got;
+            for (GstBuffer* f : frames) {
+                ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(f)), GST_FLOW_OK);
+                while (GstBuffer* b = gst_harness_try_pull(h)) got.push_back(b);
+            }
+            got = finish(h, got);
+            ASSERT_EQ(got.size(), expected.size());
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                EXPECT_EQ(GST_BUFFER_PTS(got[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
+                EXPECT_TRUE(framesEqual(got[i], expected[i], info)) << "frame " << i;
+            }
+            const int n = int(frames.size());
+            EXPECT_EQ(ab.buffers.load(), n);
+            EXPECT_EQ(ab.fenced.load(), n) << "a → b: every frame fenced";
+            EXPECT_EQ(bc.fenced.load(), n) << "b → c: every frame fenced";
+            EXPECT_GT(ab.pendingAtPush.load() + bc.pendingAtPush.load(), 0)
+                << "some frame must leave before its GPU work is over (else the host waited)";
+            EXPECT_EQ(out.buffers.load(), n);
+            EXPECT_EQ(out.fenced.load(), 0) << "towards a neighbour that is not ours: complete frames, no fence";
+            gst_harness_teardown(h);
+            unrefAll(got);
+        }
+    }
+    unrefAll(expected);
+    unrefAll(frames);
+}
+
+// An equalizer that posts statistics reads its results when the frame is done: its frames leave complete.
+TEST(CudaMemory, StatisticsKeepFramesUntilTheyAreComplete) {
+    SKIP_WITHOUT_GPU();
+    const GstVideoInfo info = videoInfo("NV12", 640, 360);
+    std::vector<GstBuffer*> frames = randomFrames(info, 4);
+    const char* launch = "cudahisteq name=a backend=%s post-messages=true ! cudaconvolve name=b backend=%s preset=sharpen";
+    gchar* cpu = g_strdup_printf(launch, "cpu", "cpu");
+    gchar* cuda = g_strdup_printf(launch, "cuda", "cuda");
+    std::vector<GstBuffer*> expected = runChain(cpu, capsString("NV12", 640, 360), frames);
+    GstHarness* h = gst_harness_new_parse(cuda);
+    FenceWatch ab;
+    ab.watch(h->element, "a");
+    gst_harness_set_src_caps_str(h, capsString("NV12", 640, 360).c_str());
+    std::vector<GstBuffer*> got;
+    for (GstBuffer* f : frames) {
+        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(f)), GST_FLOW_OK);
+        while (GstBuffer* b = gst_harness_try_pull(h)) got.push_back(b);
+    }
+    got = finish(h, got);
+    GstElement* a = gst_bin_get_by_name(GST_BIN(h->element), "a");
+    EXPECT_TRUE(padCarriesCudaMemory(a, "src"));
+    gst_object_unref(a);
+    EXPECT_EQ(ab.buffers.load(), 4);
+    EXPECT_EQ(ab.fenced.load(), 0);
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(framesEqual(got[i], expected[i], info)) << "frame " << i;
+    gst_harness_teardown(h);
+    g_free(cpu);
+    g_free(cuda);
+    unrefAll(got);
     unrefAll(expected);
     unrefAll(frames);
 }
