@@ -52,10 +52,10 @@ using cudafilters::InvalidArgument;
 #define VIDEO_FORMATS \
     "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, " \
     "I420_10LE, P010_10LE, P016_LE, YUY2, UYVY, YVYU }"
-// Those of them GStreamer 1.22's CUDA memory can hold (its allocator has no grey or xRGB/xBGR layouts). The 10/16-bit
-// YUV formats stay in system memory until their CUDA-memory path is tested on a GPU; packed 4:2:2 has no layout in
-// that allocator (it asserts on YUY2-like formats).
-#define CUDA_MEMORY_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444 }"
+// Those of them GStreamer 1.22's CUDA memory can hold (its allocator has no grey, xRGB/xBGR or packed 4:2:2 layouts).
+#define CUDA_MEMORY_FORMATS \
+    "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, I420_10LE, P010_10LE, " \
+    "P016_LE }"
 
 enum {
     PROP_0,

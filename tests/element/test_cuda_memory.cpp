@@ -147,7 +147,7 @@ TEST(CudaMemory, NeverOfferedOnTheCpuBackend) {
 // A chain of three elements stays on the device between them (one context for all), and gives the CPU's pixels.
 TEST(CudaMemory, ChainStaysOnTheDeviceInOneContext) {
     SKIP_WITHOUT_GPU();
-    for (const char* format : {"RGBA", "I420", "NV12"}) {
+    for (const char* format : {"RGBA", "I420", "NV12", "P010_10LE", "P016_LE", "I420_10LE"}) {
         SCOPED_TRACE(format);
         const GstVideoInfo info = videoInfo(format, 385, 289);
         std::vector<GstBuffer*> frames = randomFrames(info, 7);
@@ -185,23 +185,26 @@ TEST(CudaMemory, ChainStaysOnTheDeviceInOneContext) {
     }
 }
 
-// Grey frames have no CUDA-memory layout in GStreamer 1.22: a chain of grey frames stays in system memory.
-TEST(CudaMemory, GreyFramesStayInSystemMemory) {
+// Grey and packed 4:2:2 frames have no CUDA-memory layout in GStreamer 1.22: a chain of them stays in system memory.
+TEST(CudaMemory, FormatsWithoutACudaLayoutStayInSystemMemory) {
     SKIP_WITHOUT_GPU();
-    const GstVideoInfo info = videoInfo("GRAY8", 97, 61);
-    std::vector<GstBuffer*> frames = randomFrames(info, 3);
-    std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString("GRAY8", 97, 61), frames);
-    GstHarness* h = nullptr;
-    std::vector<GstBuffer*> out = runChain(chain("cuda"), capsString("GRAY8", 97, 61), frames, nullptr, &h);
-    ASSERT_EQ(out.size(), expected.size());
-    for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
-    GstElement* a = gst_bin_get_by_name(GST_BIN(h->element), "a");
-    EXPECT_FALSE(padCarriesCudaMemory(a, "src"));
-    gst_object_unref(a);
-    gst_harness_teardown(h);
-    unrefAll(out);
-    unrefAll(expected);
-    unrefAll(frames);
+    for (const char* format : {"GRAY8", "GRAY16_LE", "YUY2", "UYVY"}) {
+        SCOPED_TRACE(format);
+        const GstVideoInfo info = videoInfo(format, 98, 61);
+        std::vector<GstBuffer*> frames = randomFrames(info, 3);
+        std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString(format, 98, 61), frames);
+        GstHarness* h = nullptr;
+        std::vector<GstBuffer*> out = runChain(chain("cuda"), capsString(format, 98, 61), frames, nullptr, &h);
+        ASSERT_EQ(out.size(), expected.size());
+        for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
+        GstElement* a = gst_bin_get_by_name(GST_BIN(h->element), "a");
+        EXPECT_FALSE(padCarriesCudaMemory(a, "src"));
+        gst_object_unref(a);
+        gst_harness_teardown(h);
+        unrefAll(out);
+        unrefAll(expected);
+        unrefAll(frames);
+    }
 }
 
 // Output in CUDA memory where downstream asks for it; read back through GStreamer's host mapping it equals the CPU's.
