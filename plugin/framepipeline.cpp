@@ -247,6 +247,7 @@ GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
     done.in = done.out = nullptr;
     if (done.work && done.work != st.work) st.retired.push_back(std::move(done.work));
     done.work.reset();
+    release_finished_pushed(st, false);  // left from before a renegotiation that ended the fences
     collect_retired(st);
     return GST_FLOW_OK;
 }
