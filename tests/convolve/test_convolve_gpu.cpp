@@ -553,6 +553,101 @@ TEST_P(InterleavedKernel, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Sweep, InterleavedKernel, ::testing::ValuesIn(interleavedCases()),
                          [](const auto& info) { return info.param.name; });
 
+namespace {
+
+// The row-streaming kernel (KernelVariants::rolling; RGB and RGBA, K = 3 and 5) forced on: direct plans against the
+// reference and byte for byte against the per-channel kernel; separable plans (Gaussian) byte for byte against the
+// per-channel separable kernel. Frames below one 4-pixel run, odd sizes, many walks; every border; alpha filtered or
+// copied; source rows 16- or 4-byte aligned (word loads) and odd (not applicable: the interleaved kernel runs);
+// destinations aligned and odd (narrow stores); real and integer taps (saturating).
+struct RollingCase {
+    std::string name;
+    int k, channels, width, height;
+    Border border;
+    unsigned mask;
+    int rowAlign;
+    bool oddDst, integer;
+};
+
+std::vector<RollingCase> rollingCases() {
+    std::vector<RollingCase> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    const std::pair<int, int> shapes[] = {{1, 1}, {3, 2}, {7, 3}, {129, 17}, {385, 289}, {1283, 97}};
+    int n = 0;
+    for (int k : {3, 5})
+        for (int ch : {3, 4})
+            for (auto [w, h] : shapes)
+                for (int bi = 0; bi < 5; ++bi, ++n) {
+                    const int align = n % 3 == 0 ? 16 : n % 3 == 1 ? 4 : 1;
+                    const unsigned mask = ch == 3 ? 0x7 : (n % 2 == 0 ? 0xF : 0x7);
+                    out.push_back({"k" + std::to_string(k) + "_c" + std::to_string(ch) + "_" + std::to_string(w) + "x" +
+                                       std::to_string(h) + "_" + borderName(borders[bi]) + "_mask" +
+                                       std::to_string(mask) + "_align" + std::to_string(align) +
+                                       (n % 4 >= 2 ? "_odddst" : "") + (n % 5 < 2 ? "_int" : "_real"),
+                                   k, ch, w, h, borders[bi], mask, align, n % 4 >= 2, n % 5 < 2});
+                }
+    return out;
+}
+
+class RollingKernel : public ::testing::TestWithParam<RollingCase> {};
+
+}  // namespace
+
+TEST_P(RollingKernel, MatchesReferenceAndThePerChannelKernels) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const RollingCase& c = GetParam();
+    HostImage input(c.width, c.height, c.channels, SampleType::U8);
+    input.fillRandom(c.k * 17 + c.width + c.channels);
+    DevicePlane srcPlane(c.width + 8, c.height, c.channels, SampleType::U8, c.rowAlign == 1);
+    ImageView src = srcPlane.view;
+    src.width = c.width;
+    src.data = static_cast<std::uint8_t*>(src.data) + (c.rowAlign == 4 ? 4 : c.rowAlign == 1 ? 1 : 0);
+    CUDAFILTERS_CHECK(cudaMemcpy2D(src.data, src.pitch, input.bytes(), input.pitch(), input.rowBytes(), c.height,
+                                   cudaMemcpyHostToDevice));
+    DevicePlane dst(c.width, c.height, c.channels, SampleType::U8, c.oddDst);
+    for (bool separable : {false, true}) {
+        SCOPED_TRACE(separable ? "separable plan" : "direct plan");
+        ConvolveDesc d = separable ? presetDesc(Preset::Gaussian, c.k, 0.4 * c.k)
+                                   : kernelDesc(randomKernel(c.k, c.k, 40 + c.k + c.width, c.integer), c.border,
+                                                c.integer ? 16 : 0, c.integer ? 9 : 20.5, 77.25);
+        d.border = c.border;
+        d.borderValue = 201;
+        d.channelMask = c.mask;
+        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.channels);
+        ASSERT_EQ(plan.separable, separable);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src, dst.view);
+        EXPECT_EQ(frame.rowAlign, c.rowAlign);
+        EXPECT_EQ(cuda_detail::rollingApplies(c.k, 1, frame, 0), c.rowAlign >= 4);
+        EXPECT_FALSE(cuda_detail::rollingApplies(c.k, 1, frame, -1));
+        EXPECT_FALSE(cuda_detail::rollingApplies(c.k, 2, frame, 0));
+        cuda_detail::KernelVariants variants;
+        variants.rolling = 0;
+        auto run = [&](const cuda_detail::KernelVariants& v) {
+            dst.poisonRows();
+            auto conv = cuda_detail::makeCudaConvolver(plan, v);
+            conv->prepare(c.width, c.height);
+            conv->process(src, dst.view, nullptr);
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            EXPECT_TRUE(dst.paddingIntact());
+            return dst.download();
+        };
+        const HostImage out = run(variants);
+        const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+        EXPECT_LE(diff.maxAbs, !separable && c.integer ? 0 : 1) << describe(diff);
+        // The per-channel kernels sum the same taps in the same order: the same bytes.
+        cuda_detail::KernelVariants perChannel;
+        perChannel.interleaved = separable ? 2 : -1;
+        perChannel.smallDirect = -1;
+        const Difference same = compareImages(out, run(perChannel));
+        EXPECT_EQ(same.differing, 0) << "against the per-channel kernel: " << describe(same);
+    }
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, RollingKernel, ::testing::ValuesIn(rollingCases()),
+                         [](const auto& info) { return info.param.name; });
+
 // Saturation at both ends and round half to even through the interleaved kernel: a 3 × 3 box with divisor 2
 // (every response a multiple of 0.5, most far above 255) and a negative centre tap with bias 0 (clamped to 0).
 TEST(InterleavedKernel, SaturatesAndRoundsHalfToEven) {

@@ -27,6 +27,7 @@
 // borderIndex. Arithmetic as everywhere else: taps already divided, acc = 0, row by row, left to right, one fmaf per
 // tap; finish() adds the bias, takes |x|, rounds half to even and saturates.
 #include "convolve_device.cuh"
+#include "convolve_interleaved.cuh"
 
 namespace cudafilters::cuda_detail {
 namespace {
@@ -61,11 +62,6 @@ template <int K> struct InterleavedSeparableParams {
     float row[K];
     float column[K];
 };
-
-// Byte i of w as a float: 0x4B0000bb is 2^23 + b (i is a constant once the callers' loops are unrolled).
-__device__ __forceinline__ float byteOf(unsigned w, int i) {
-    return __uint_as_float(__byte_perm(w, 0x4B00u, unsigned(i) | 0x5440u)) - 8388608.f;
-}
 
 // Loads the tile in groups of GP pixels: plane c, row r, column col holds channel c of source pixel (ax + col, oy + r)
 // (border rules applied), as float. ax is a multiple of 4. GP = 4: a group is C 32-bit words (one 16-byte word for
@@ -150,37 +146,6 @@ __device__ __forceinline__ void loadInterleavedTile(const ConvFrame& f, int ax, 
         if (f.rowAlign >= 16) return loadTileGroups<C, K, 16>(f, ax, oy, tile);
     }
     loadTileGroups<C, K, 4>(f, ax, oy, tile);
-}
-
-// Stores the PX pixels (x … x + PX − 1, every channel) of one output row from their packed bytes: byte i·C + c of
-// `out` is channel c of pixel x + i.
-template <int C, int PX>
-__device__ __forceinline__ void storePixels(const ConvFrame& f, int x, int y, const unsigned (&out)[PX * C / 4]) {
-    constexpr int NW = PX * C / 4;
-    unsigned char* p = f.dst + std::size_t(y) * f.dstPitch + std::size_t(x) * C;
-    const auto addr = reinterpret_cast<std::uintptr_t>(p);
-    if (x + PX <= f.width) {
-        if (NW % 4 == 0 && (addr & 15) == 0) {
-#pragma unroll
-            for (int q = 0; q < NW / 4; ++q)
-                reinterpret_cast<uint4*>(p)[q] = make_uint4(out[4 * q], out[4 * q + 1], out[4 * q + 2], out[4 * q + 3]);
-            return;
-        }
-        if ((addr & 7) == 0) {
-#pragma unroll
-            for (int q = 0; q < NW / 2; ++q) reinterpret_cast<uint2*>(p)[q] = make_uint2(out[2 * q], out[2 * q + 1]);
-            return;
-        }
-        if ((addr & 3) == 0) {
-#pragma unroll
-            for (int q = 0; q < NW; ++q) reinterpret_cast<unsigned*>(p)[q] = out[q];
-            return;
-        }
-    }
-    const int n = f.width - x < PX ? f.width - x : PX;
-#pragma unroll
-    for (int b = 0; b < PX * C; ++b)
-        if (b / C < n) p[b] = static_cast<unsigned char>(out[b / 4] >> (8 * (b % 4)));
 }
 
 template <int C, int K>
