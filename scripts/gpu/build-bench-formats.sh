@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Builds bench-formats (packed 4:2:2 and P010 against their planar equivalents, kernel level) with nvcc alone (no
+# meson, no gtest, no OpenCV, no GStreamer): the CUDA convolver and equalizer, and the CPU backends (their own code,
+# not OpenCV) and references the results are checked against. Run from anywhere; builds in the repository root.
+#   scripts/gpu/build-bench-formats.sh [output-dir]        (default: build-bench-formats)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:-build-bench-formats}
+mkdir -p "$out/obj"
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+nvcc=${NVCC:-$cuda_home/bin/nvcc}
+arch=${CUDA_ARCH:-sm_90}
+case $arch in [0-9]*) arch=sm_${arch//./} ;; esac  # scripts/env.sh style "9.0" -> sm_90
+
+flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
+       -Icuda/include -Icuda/core -Icuda/src/convolve/cuda)
+
+sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp
+         cuda/src/common/device.cpp
+         cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
+         cuda/src/convolve/crossover.cpp cuda/src/convolve/factory.cpp
+         cuda/src/convolve/cpu/cpu_convolver.cpp cuda/src/convolve/cpu/cpu_responses_own.cpp
+         cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
+         cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
+         cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/src/histeq/cuda/histeq_kernels.cu cuda/core/histeq_core.cpp
+         cuda/reference/convolve_reference.cpp cuda/reference/histeq_reference.cpp
+         bench/formats/bench_formats.cpp)
+
+printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \
+    'src="$1"; shift; obj="'"$out"'/obj/$(echo "$src" | tr / _).o"; "$@" -c "$src" -o "$obj" || exit 255' \
+    sh {} "$nvcc" "${flags[@]}"
+"$nvcc" -arch="$arch" -o "$out/bench-formats" "$out"/obj/*.o -ldl  # cuFFT is loaded with dlopen at run time
+echo "build-bench-formats: built $out/bench-formats"
