@@ -4,7 +4,8 @@
 # (memcheck, racecheck, initcheck, synccheck) on representative subsets, the element and histeq benchmarks (NPP
 # built here with nvcc), the pipeline benchmark (real pipelines through gst_parse_launch, nvcodec's elements and the
 # H.264 decode case) and the demo on CUDA. Logs into $OUT; a short table last. Needs gpu-carry/payload.tar.xz and
-# .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench fft pipeline soak demo
+# .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench formats fft pipeline
+# soak demo; `kernels` is bench without the element benchmark (BENCH_CONVOLVE_ARGS: e.g. "--ks 3,5 --no-fft").
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -26,7 +27,11 @@ sanitizer_line() { echo "rc=$1 $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$2" 
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 
-if step bench || step fft; then
+if step formats; then
+    scripts/gpu/build-bench-formats.sh build-bench-formats >"$out/bench-formats-build.log" 2>&1 &
+    formats_build=$!
+fi
+if step bench || step kernels || step fft; then
     scripts/gpu/build-bench-histeq.sh build-bench-histeq >"$out/bench-histeq-build.log" 2>&1 &
     bench_build=$!
     scripts/gpu/build-bench.sh build-bench >"$out/bench-convolve-build.log" 2>&1 &
@@ -66,7 +71,7 @@ if step sanitize; then
     done
     for tool in memcheck racecheck initcheck synccheck; do
         timeout 150 $cs --tool $tool build-payload/tests/convolve-gpu-tests --gtest_brief=1 \
-            --gtest_filter='*385x289*:CudaConvolver.*:CudaConvolverRetune.*:*SmallDirect*7x3*:*SeparableVariants*:*InterleavedKernel.*/k3_c4_129x17*:*InterleavedKernel.*/k9_c3_7x3*:InterleavedKernel.Saturates*:InterleavedKernel.SeparablePlans*:Cases/CudaCopyMask.*:Cases/CudaSampleBits.*' \
+            --gtest_filter='*385x289*:CudaConvolver.*:CudaConvolverRetune.*:*SmallDirect*7x3*:*SeparableVariants*:*InterleavedKernel.*/k3_c4_129x17*:*InterleavedKernel.*/k9_c3_7x3*:InterleavedKernel.Saturates*:InterleavedKernel.SeparablePlans*:*RollingKernel*/k5_c4_129x17*:*RollingKernel*/k3_c3_7x3*:*RollingKernel*/k5_c3_1283x97*:Cases/CudaCopyMask.*:Cases/CudaSampleBits.*' \
             >"$out/san-convolve-$tool.log" 2>&1
         summary+=("$tool convolve: $(sanitizer_line $? "$out/san-convolve-$tool.log")")
     done
@@ -74,15 +79,22 @@ fi
 if step bench; then
     timeout 150 $run_prod build-payload/bench/bench-element --seconds 2 --cpu-seconds 3 >"$out/bench-element.md" 2>&1
     summary+=("bench-element: rc=$?")
+fi
+if step bench || step kernels; then
     wait $bench_build
     timeout 60 build-bench-histeq/bench-histeq >"$out/bench-histeq.md" 2>&1
     summary+=("bench-histeq: rc=$?")
     wait $conv_build
-    timeout 300 build-bench/bench-convolve --runs ${BENCH_RUNS:-30} --frames 4 >"$out/bench-convolve.md" 2>&1
+    timeout 300 build-bench/bench-convolve --runs ${BENCH_RUNS:-30} --frames 4 ${BENCH_CONVOLVE_ARGS:-} >"$out/bench-convolve.md" 2>&1
     summary+=("bench-convolve: rc=$?")
 fi
+if step formats; then
+    wait $formats_build
+    timeout 200 build-bench-formats/bench-formats --runs ${BENCH_RUNS:-30} >"$out/bench-formats.md" 2>&1
+    summary+=("bench-formats: rc=$?")
+fi
 if step fft; then
-    step bench || wait $conv_build
+    step bench || step kernels || wait $conv_build
     timeout 240 build-bench/bench-convolve --fft --runs 15 --frames 2 >"$out/bench-convolve-fft.md" 2>&1
     summary+=("bench-convolve --fft: rc=$?")
     # A 63 x 63 Gaussian (separable, no compiled passes) through the element: the generic kernel (algorithm=direct)
@@ -138,6 +150,7 @@ echo
 echo "=== bench-element"; tail -25 "$out/bench-element.md" 2>/dev/null
 echo "=== bench-histeq"; tail -12 "$out/bench-histeq.md" 2>/dev/null
 echo "=== bench-convolve"; grep -E '^\|' "$out/bench-convolve.md" 2>/dev/null | head -60
+echo "=== bench-formats"; grep -E '^\||FAILED' "$out/bench-formats.md" 2>/dev/null | head -40
 echo "=== bench-pipeline"; grep -E '^\|' "$out/bench-pipeline.md" 2>/dev/null | cut -c1-260 | head -70
 echo "=== cuda-memory-debug"; head -30 "$out/cuda-memory-debug.log" 2>/dev/null
 echo "=== soak"; tail -25 "$out/soak.log" 2>/dev/null
