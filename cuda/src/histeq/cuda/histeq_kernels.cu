@@ -646,9 +646,21 @@ __global__ void __launch_bounds__(kGlobalThreads) globalHistogramGray8(const His
         },
         [&](const Chunk& c, uint4 q) {
             if (c.full) {
+                // Runs of equal samples count with one atomic (flat areas: one per chunk instead of 16).
                 const unsigned w[4] = {q.x, q.y, q.z, q.w};
+                unsigned level = q.x & 0xffu, run = 1;
 #pragma unroll
-                for (int j = 0; j < 16; ++j) atomicAdd(&h[(w[j >> 2] >> ((j & 3) * 8)) & 0xffu], 1u);
+                for (int j = 1; j < 16; ++j) {
+                    const unsigned b = (w[j >> 2] >> ((j & 3) * 8)) & 0xffu;
+                    if (b == level) {
+                        ++run;
+                    } else {
+                        atomicAdd(&h[level], run);
+                        level = b;
+                        run = 1;
+                    }
+                }
+                atomicAdd(&h[level], run);
             } else {
                 const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
                 for (int x = max(c.x, 0); x < min(c.x + 16, p.width); ++x) atomicAdd(&h[row[x]], 1u);
