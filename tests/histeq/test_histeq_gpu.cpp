@@ -577,7 +577,7 @@ namespace {
 using detail::GlobalVariant;
 
 constexpr GlobalVariant kGlobalVariants[] = {GlobalVariant::LastBlockLut, GlobalVariant::BlockLut,
-                                             GlobalVariant::BlockLutOverlapped};
+                                             GlobalVariant::BlockLutOverlapped, GlobalVariant::PrivateCounters};
 
 std::unique_ptr<Equalizer> globalEqualizer(GlobalVariant v, bool statistics = false) {
     EqualizeDesc d;

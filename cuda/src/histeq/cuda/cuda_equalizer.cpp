@@ -47,7 +47,10 @@ public:
         device_ = currentDevice();
         ScopedDevice on(device_);
         CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
-        overlapped_ = variants_.global == GlobalVariant::BlockLutOverlapped && detail::overlapSupported();
+        overlapped_ = (variants_.global == GlobalVariant::BlockLutOverlapped ||
+                       variants_.global == GlobalVariant::PrivateCounters) &&
+                      detail::overlapSupported();
+        if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());
@@ -165,6 +168,7 @@ public:
                               src.pitch % 16 == dst.pitch % 16;
             p.multiprocessors = multiprocessors_;
             p.overlapped = overlapped_;
+            p.privateCounters = variants_.global == GlobalVariant::PrivateCounters;
             detail::launchGlobalGray8(p, stream);
             pairIndex_ ^= 1;
         } else {
@@ -251,6 +255,7 @@ const char* globalVariantName(GlobalVariant v) {
     case GlobalVariant::LastBlockLut: return "last-block LUT";
     case GlobalVariant::BlockLut: return "block LUT";
     case GlobalVariant::BlockLutOverlapped: return "block LUT, overlapped launch";
+    case GlobalVariant::PrivateCounters: return "block LUT, overlapped, private counters";
     }
     return "?";
 }

@@ -681,6 +681,77 @@ __global__ void __launch_bounds__(kGlobalThreads) globalHistogramGray8(const His
     }
 }
 
+// GlobalVariant::PrivateCounters: the histogram without atomics on the samples. Every thread counts into its own
+// 256 byte counters, four to a word, its words in a column of their own (word b · kPrivateThreads + t holds bins
+// 4b … 4b + 3 of thread t), so that the threads of a warp always touch 32 different banks. Every kPrivateRounds
+// chunks (at most 240 samples, below a byte's 255) the block adds the counters into one count per bin (thread t owns
+// bin t) and clears them.
+constexpr int kPrivateThreads = 256;
+constexpr int kPrivateBlocksPerSm = 3;
+constexpr int kPrivateRounds = 15;
+constexpr int kPrivateSharedBytes = 64 * kPrivateThreads * 4;
+static_assert(kPrivateRounds * 16 <= 255 && kPrivateThreads == 256, "byte counters; thread t owns bin t");
+
+__global__ void __launch_bounds__(kPrivateThreads) globalHistogramPrivateGray8(const HisteqParams p) {
+    extern __shared__ unsigned sCounters[];
+    releaseDependents();
+    const int t = threadIdx.x, lane = t & 31;
+    unsigned* mine = sCounters + t;
+    for (int b = 0; b < 64; ++b) mine[b * kPrivateThreads] = 0;
+    if (blockIdx.x == 0) p.histNext[t] = 0;
+
+    auto count = [&](unsigned v) { mine[(v >> 2) * kPrivateThreads] += 1u << ((v & 3) * 8); };
+    auto visit = [&](const Chunk& c, uint4 q) {
+        if (c.full) {
+            const unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int j = 0; j < 16; ++j) count((w[j >> 2] >> ((j & 3) * 8)) & 0xffu);
+        } else {
+            const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
+            for (int x = max(c.x, 0); x < min(c.x + 16, p.width); ++x) count(row[x]);
+        }
+    };
+
+    const int items = p.chunksPerRow * p.height;
+    const int stride = gridDim.x * kPrivateThreads;
+    const unsigned* quarterRow = sCounters + (t >> 2) * kPrivateThreads + (t & 3) * (kPrivateThreads / 4);
+    unsigned total = 0;  // bin t of this block
+    // Block-uniform bounds: every thread reaches the barriers of every flush.
+    for (int base = blockIdx.x * kPrivateThreads; base < items; base += kPrivateRounds * stride) {
+        int i = base + t;
+        Chunk c = chunkAt(p, min(i, items - 1));
+        uint4 q = loadChunk(p, c, i < items);
+        for (int r = 0; r < kPrivateRounds; ++r) {
+            const int next = i + stride;
+            const bool more = r + 1 < kPrivateRounds && next < items;
+            const Chunk n = chunkAt(p, min(next, items - 1));
+            const uint4 qn = loadChunk(p, n, more);
+            if (i < items) visit(c, q);
+            i = next;
+            c = n;
+            q = qn;
+        }
+        // Thread t adds a quarter of the row of words holding bin t (two 16-bit sums of byte pairs per word, at
+        // most 4 · 64 · 240 each), the row's four quarters being adjacent lanes.
+        __syncthreads();
+        unsigned even = 0, odd = 0;  // bytes 0 and 2, bytes 1 and 3
+        for (int m = 0; m < 64; ++m) {
+            const unsigned w = quarterRow[(m + lane) & 63];
+            even += w & 0x00ff00ffu;
+            odd += (w >> 8) & 0x00ff00ffu;
+        }
+        even += __shfl_xor_sync(0xffffffffu, even, 1);
+        even += __shfl_xor_sync(0xffffffffu, even, 2);
+        odd += __shfl_xor_sync(0xffffffffu, odd, 1);
+        odd += __shfl_xor_sync(0xffffffffu, odd, 2);
+        const unsigned pair = t & 1 ? odd : even;
+        total += t & 2 ? pair >> 16 : pair & 0xffffu;
+        __syncthreads();
+        for (int b = 0; b < 64; ++b) mine[b * kPrivateThreads] = 0;
+    }
+    if (total) atomicAdd(&p.hist[t], total);
+}
+
 // cv::equalizeHist's LUT of the frame's 256 bins, into shared memory, by the block's first 8 warps (one bin each).
 __device__ void globalLutGray8(const std::uint32_t* hist, std::uint8_t* lut) {
     __shared__ unsigned sCounts[256], sWarpTotal[8], sWarpFirst[8];
@@ -836,7 +907,14 @@ void launchApply(const HisteqParams& p, cudaStream_t stream) {
 
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
     const int blocks = globalBlocks(p);
-    globalHistogramGray8<<<blocks, kGlobalThreads, 0, stream>>>(p);
+    if (p.privateCounters) {
+        const long long needed = ((long long)p.chunksPerRow * p.height + kPrivateThreads - 1) / kPrivateThreads;
+        const int privateBlocks = int(std::max(
+            1LL, std::min(needed, (long long)kPrivateBlocksPerSm * std::max(p.multiprocessors, 1))));
+        globalHistogramPrivateGray8<<<privateBlocks, kPrivateThreads, kPrivateSharedBytes, stream>>>(p);
+    } else {
+        globalHistogramGray8<<<blocks, kGlobalThreads, 0, stream>>>(p);
+    }
     CUDAFILTERS_CHECK_LAUNCH("histeq global histogram kernel");
     if (p.overlapped) {
         cudaLaunchConfig_t config{};
@@ -853,6 +931,11 @@ void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
         globalApplyGray8<<<blocks, kGlobalThreads, 0, stream>>>(p);
     }
     CUDAFILTERS_CHECK_LAUNCH("histeq global apply kernel");
+}
+
+void prepareGlobalGray8() {
+    CUDAFILTERS_CHECK(cudaFuncSetAttribute(globalHistogramPrivateGray8, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           kPrivateSharedBytes));
 }
 
 // The apply kernel waits for the histogram kernel only where it was compiled for sm_90 or later (griddepcontrol):

@@ -67,6 +67,7 @@ struct HisteqParams {
     bool sameAlignment = false;  // src and dst rows congruent mod 16: full chunks are stored as 16 bytes
     int multiprocessors = 0;
     bool overlapped = false;     // apply kernel launched as a programmatic dependent of the histogram kernel
+    bool privateCounters = false;  // GlobalVariant::PrivateCounters
 };
 
 // How global equalization of one-channel u8 frames without temporal smoothing runs (the other plans always take
@@ -81,8 +82,11 @@ enum class GlobalVariant : int {
     // BlockLut with the apply kernel launched as a programmatic dependent (sm_90 and later, kernels compiled for
     // it; otherwise BlockLut): its blocks start while the histogram kernel drains and wait for it on the device.
     BlockLutOverlapped = 2,
+    // BlockLutOverlapped with a histogram kernel that counts in per-thread byte counters in shared memory (no atomic
+    // per sample, no bank conflicts; 64 KiB of shared memory per 256-thread block).
+    PrivateCounters = 3,
 };
-constexpr int kGlobalVariants = 3;
+constexpr int kGlobalVariants = 4;
 const char* globalVariantName(GlobalVariant v);
 
 // Which kernel variant a CudaEqualizer launches where several are compiled; tests and the benchmark ask for one.
@@ -98,6 +102,8 @@ void launchApply(const HisteqParams& p, cudaStream_t stream);
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream);
 // Whether the current device runs the apply kernel as a programmatic dependent (BlockLutOverlapped).
 bool overlapSupported();
+// Once per device before PrivateCounters launches: its histogram kernel's shared memory.
+void prepareGlobalGray8();
 
 // A CUDA equalizer that launches the given variants (tests, benchmarks); makeCudaEqualizer takes the defaults.
 std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan, const KernelVariants& variants);
