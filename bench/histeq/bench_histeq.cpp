@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Kernel benchmark of the CUDA equalizer: global (histogram + LUT + apply) side by side with NPP's
-// nppiHistogramEven_8u_C1R_Ctx + nppiLUT_8u_C1R_Ctx (when built with NPP), and CLAHE 8×8 clip 2.
+// Kernel benchmark of the CUDA equalizer: global (histogram + LUT + apply, under every GlobalVariant) side by side
+// with NPP's nppiHistogramEven_8u_C1R_Ctx + nppiLUT_8u_C1R_Ctx (when built with NPP), and CLAHE 8×8 clip 2.
 //
 // GRAY8, 1920×1080 and 3840×2160. Each figure is the median of `--runs` frames timed one by one with CUDA events
 // after warm-up, rotating over several random input frames (never zeros). Before timing, the CUDA output is checked
 // against the reference on one frame (0 differing pixels) after poisoning the output.
 //
 // usage: bench-histeq [--runs N] [--frames N]
+#include "histeq_launch.hpp"
+
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/error.hpp>
 #include <cudafilters/histeq.hpp>
@@ -89,9 +91,15 @@ double medianMicroseconds(int runs, int frames, cudaStream_t stream, const std::
     return t[t.size() / 2];
 }
 
-bool checkAgainstReference(const EqualizeDesc& desc, const Plane& in, const std::vector<std::uint8_t>& host,
-                           const Plane& out, cudaStream_t stream) {
-    auto gpu = makeEqualizer(desc, SampleType::U8, 1, Backend::Cuda);
+std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, detail::GlobalVariant variant) {
+    detail::KernelVariants variants;
+    variants.global = variant;
+    return detail::makeCudaEqualizer(EqualizePlan::make(desc, SampleType::U8, 1), variants);
+}
+
+bool checkAgainstReference(const EqualizeDesc& desc, detail::GlobalVariant variant, const Plane& in,
+                           const std::vector<std::uint8_t>& host, const Plane& out, cudaStream_t stream) {
+    auto gpu = cudaEqualizer(desc, variant);
     auto ref = makeEqualizer(desc, SampleType::U8, 1, Backend::Reference);
     std::vector<std::uint8_t> expected(host.size());
     ImageView hin{const_cast<std::uint8_t*>(host.data()), in.view.width, in.view.height, std::size_t(in.view.width),
@@ -118,6 +126,8 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop{};
     CUDAFILTERS_CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("device: %s (sm_%d%d), runs %d, frames %d\n", prop.name, prop.major, prop.minor, runs, frames);
+    std::printf("overlapped launch (programmatic dependent launch): %s\n",
+                detail::overlapSupported() ? "yes" : "no, that variant runs as block LUT");
     Stream stream = Stream::create();
 
     struct Row { std::string work, size; double ours, peer; const char* peerName; bool exact; };
@@ -142,15 +152,22 @@ int main(int argc, char** argv) {
         EqualizeDesc claheSmooth = clahe;
         claheSmooth.smoothing = 0.9;
 
-        for (auto [name, desc] : {std::pair<const char*, EqualizeDesc>{"global", global},
-                                  {"global+stats", globalStats},
-                                  {"clahe 8x8 clip 2", clahe},
-                                  {"clahe 8x8 clip 2 a=0.9", claheSmooth}}) {
-            const bool exact = checkAgainstReference(desc, in[0], host[0], out, stream.get());
-            auto eq = makeEqualizer(desc, SampleType::U8, 1, Backend::Cuda);
+        struct Case { std::string name; EqualizeDesc desc; detail::GlobalVariant variant; };
+        std::vector<Case> cases;
+        for (int v = 0; v < detail::kGlobalVariants; ++v) {
+            const auto variant = detail::GlobalVariant(v);
+            const std::string suffix = std::string(" (") + detail::globalVariantName(variant) + ")";
+            cases.push_back({"global" + suffix, global, variant});
+            cases.push_back({"global+stats" + suffix, globalStats, variant});
+        }
+        cases.push_back({"clahe 8x8 clip 2", clahe, detail::KernelVariants{}.global});
+        cases.push_back({"clahe 8x8 clip 2 a=0.9", claheSmooth, detail::KernelVariants{}.global});
+        for (const Case& c : cases) {
+            const bool exact = checkAgainstReference(c.desc, c.variant, in[0], host[0], out, stream.get());
+            auto eq = cudaEqualizer(c.desc, c.variant);
             const double us = medianMicroseconds(runs, frames, stream.get(),
                                                  [&](int f) { eq->process(in[f].view, out.view, stream.get()); });
-            rows.push_back({name, size, us, 0, "", exact});
+            rows.push_back({c.name, size, us, 0, "", exact});
         }
 
 #ifdef CUDAFILTERS_HAVE_NPP

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "histeq_core.hpp"
+#include "histeq_formula.hpp"
 
 #include <cudafilters/error.hpp>
 
@@ -69,24 +70,15 @@ void yCrCbToRgb(int y, int cr, int cb, int maxValue, int& r, int& g, int& b) {
 }
 
 void equalizeLut(const std::uint32_t* hist, int bins, std::uint16_t* lut) {
-    std::uint64_t total = 0;
+    std::uint32_t total = 0;
     for (int i = 0; i < bins; ++i) total += hist[i];
-    int i = 0;
-    while (i < bins && hist[i] == 0) ++i;
-    if (i == bins) {
-        for (int v = 0; v < bins; ++v) lut[v] = std::uint16_t(v);
-        return;
-    }
-    if (hist[i] == total) {
-        for (int v = 0; v < bins; ++v) lut[v] = std::uint16_t(i);
-        return;
-    }
-    const float scale = float(bins - 1) / float(total - hist[i]);
-    for (int v = 0; v <= i; ++v) lut[v] = 0;
-    std::uint32_t sum = 0;
-    for (++i; i < bins; ++i) {
-        sum += hist[i];
-        lut[i] = std::uint16_t(saturateRound(float(sum) * scale, bins - 1));
+    int first = 0;
+    while (first < bins && hist[first] == 0) ++first;
+    const EqualizeTerms terms = equalizeTerms(bins, first, first < bins ? hist[first] : 0u, total);
+    std::uint32_t cumulative = 0;
+    for (int v = 0; v < bins; ++v) {
+        cumulative += hist[v];
+        lut[v] = std::uint16_t(equalizedLevel(terms, bins, v, cumulative));
     }
 }
 

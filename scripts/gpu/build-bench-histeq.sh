@@ -12,7 +12,7 @@ nvcc=${NVCC:-$cuda_home/bin/nvcc}
 arch=${CUDA_ARCH:-sm_90}
 
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
-       -Icuda/include -Icuda/core)
+       -Icuda/include -Icuda/core -Icuda/src/histeq/cuda)
 libs=()
 if [[ -f $cuda_home/include/nppi_statistics_functions.h ]]; then
     flags+=(-DCUDAFILTERS_HAVE_NPP=1 -I"$cuda_home/include")

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #ifdef CUDAFILTERS_HAVE_CUDA
+#include "histeq_launch.hpp"
+
 #include <cudafilters/cuda_raii.hpp>
 #endif
 
@@ -34,28 +36,30 @@ namespace {
 constexpr std::uint8_t kDevicePoison = 0xC3;
 
 // A device copy of a host image with its own pitch: `aligned` = 16-byte multiple (the vectorised paths), else an odd
-// pitch. The bytes after each row are poisoned and checked on download.
+// pitch; the view starts `offset` bytes into its allocation. The bytes around the rows are poisoned and checked on
+// download.
 struct DeviceFrame {
     DeviceBuffer buffer;
-    std::size_t pitch = 0, rowBytes = 0;
+    std::size_t pitch = 0, rowBytes = 0, offset = 0;
     int width = 0, height = 0, channels = 1;
     SampleType type = SampleType::U8;
 
-    DeviceFrame(const HostImage& img, bool aligned) {
+    DeviceFrame(const HostImage& img, bool aligned, std::size_t byteOffset = 0) : offset(byteOffset) {
         width = img.width();
         height = img.height();
         channels = img.channels();
         type = img.type();
         rowBytes = img.rowBytes();
         pitch = aligned ? (rowBytes + 15) / 16 * 16 + 32 : rowBytes + (type == SampleType::U16 ? 6 : 3);
-        buffer.reserve(pitch * height);
-        std::vector<std::uint8_t> staging(pitch * height, kDevicePoison);
-        for (int y = 0; y < height; ++y) std::memcpy(&staging[y * pitch], img.bytes() + y * img.pitch(), rowBytes);
+        buffer.reserve(offset + pitch * height);
+        std::vector<std::uint8_t> staging(offset + pitch * height, kDevicePoison);
+        for (int y = 0; y < height; ++y)
+            std::memcpy(&staging[offset + y * pitch], img.bytes() + y * img.pitch(), rowBytes);
         CUDAFILTERS_CHECK(cudaMemcpy(buffer.data(), staging.data(), staging.size(), cudaMemcpyHostToDevice));
     }
     ImageView view() const {
         ImageView v;
-        v.data = buffer.data();
+        v.data = static_cast<std::uint8_t*>(buffer.data()) + offset;
         v.width = width;
         v.height = height;
         v.pitch = pitch;
@@ -64,13 +68,15 @@ struct DeviceFrame {
         return v;
     }
     HostImage download() const {
-        std::vector<std::uint8_t> staging(pitch * height);
+        std::vector<std::uint8_t> staging(offset + pitch * height);
         CUDAFILTERS_CHECK(cudaMemcpy(staging.data(), buffer.data(), staging.size(), cudaMemcpyDeviceToHost));
+        for (std::size_t b = 0; b < offset; ++b) EXPECT_EQ(staging[b], kDevicePoison) << "written before the view";
         for (int y = 0; y < height; ++y)
             for (std::size_t b = rowBytes; b < pitch; ++b)
-                EXPECT_EQ(staging[y * pitch + b], kDevicePoison) << "device padding written in row " << y;
+                EXPECT_EQ(staging[offset + y * pitch + b], kDevicePoison) << "device padding written in row " << y;
         HostImage out(width, height, channels, type, 5);
-        for (int y = 0; y < height; ++y) std::memcpy(out.bytes() + y * out.pitch(), &staging[y * pitch], rowBytes);
+        for (int y = 0; y < height; ++y)
+            std::memcpy(out.bytes() + y * out.pitch(), &staging[offset + y * pitch], rowBytes);
         return out;
     }
 };
@@ -561,6 +567,195 @@ TEST(HisteqGpu, ObjectsRunOnTheirDevice) {
     gpu.reset();
     EXPECT_EQ(currentDevice(), 0);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+// Global u8 equalization under every GlobalVariant, against the reference: odd sizes, widths that are not multiples
+// of 16, views that start off a 16-byte boundary (src and dst differently), odd pitches, in place, statistics, and
+// frames enqueued back to back on rotating streams (the histogram pair handed from frame to frame).
+namespace {
+
+using detail::GlobalVariant;
+
+constexpr GlobalVariant kGlobalVariants[] = {GlobalVariant::LastBlockLut, GlobalVariant::BlockLut,
+                                             GlobalVariant::BlockLutOverlapped, GlobalVariant::PrivateCounters};
+
+std::unique_ptr<Equalizer> globalEqualizer(GlobalVariant v, bool statistics = false) {
+    EqualizeDesc d;
+    d.statistics = statistics;
+    detail::KernelVariants variants;
+    variants.global = v;
+    return detail::makeCudaEqualizer(EqualizePlan::make(d, SampleType::U8, 1), variants);
+}
+
+struct Placement {
+    bool aligned;  // pitch a multiple of 16
+    std::size_t srcOffset, dstOffset;
+};
+
+const Placement kPlacements[] = {{true, 0, 0}, {false, 0, 0}, {true, 5, 5}, {true, 3, 0}, {false, 1, 14}};
+
+std::string placementName(const Placement& p) {
+    return std::string(p.aligned ? "pitch 16k" : "odd pitch") + " offsets " + std::to_string(p.srcOffset) + "/" +
+           std::to_string(p.dstOffset);
+}
+
+HostImage runPlaced(Equalizer& eq, HostImage& src, const Placement& at, GpuStream stream = nullptr) {
+    DeviceFrame in(src, at.aligned, at.srcOffset);
+    HostImage poison(src.width(), src.height(), 1, SampleType::U8);
+    poison.fillRows(0x5A);
+    DeviceFrame out(poison, at.aligned, at.dstOffset);
+    if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    eq.process(in.view(), out.view(), stream);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    return out.download();
+}
+
+}  // namespace
+
+TEST(HisteqGpuGlobalVariants, MatchReference) {
+    REQUIRE_GPU();
+    const std::vector<Size2> sizes{{1, 1}, {2, 1}, {15, 3}, {16, 16}, {17, 5}, {31, 2}, {97, 61}, {333, 177},
+                                   {1921, 1081}};
+    for (GlobalVariant v : kGlobalVariants) {
+        auto gpu = globalEqualizer(v);
+        for (Size2 s : sizes)
+            for (Pattern pattern : allPatterns()) {
+                HostImage src(s.w, s.h, 1, SampleType::U8);
+                fillPattern(src, pattern, 11 + s.w);
+                auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+                const HostImage expected = runHost(*ref, src);
+                for (const Placement& at : kPlacements) {
+                    const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
+                    EXPECT_EQ(diff.differing, 0) << detail::globalVariantName(v) << " " << sizeName(s) << " "
+                                                 << patternName(pattern) << " " << placementName(at) << ": "
+                                                 << describe(diff);
+                }
+            }
+    }
+}
+
+TEST(HisteqGpuGlobalVariants, LargeFramesMatchReference) {
+    REQUIRE_GPU();
+    for (GlobalVariant v : kGlobalVariants)
+        for (Size2 s : {Size2{3840, 2160}, Size2{4001, 2203}}) {
+            HostImage src(s.w, s.h, 1, SampleType::U8);
+            fillPattern(src, Pattern::Blobs, 5);
+            auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+            const HostImage expected = runHost(*ref, src);
+            auto gpu = globalEqualizer(v);
+            for (const Placement& at : {kPlacements[0], kPlacements[4]}) {
+                const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
+                EXPECT_EQ(diff.differing, 0) << detail::globalVariantName(v) << " " << sizeName(s) << " "
+                                             << placementName(at) << ": " << describe(diff);
+            }
+        }
+}
+
+TEST(HisteqGpuGlobalVariants, InPlace) {
+    REQUIRE_GPU();
+    for (GlobalVariant v : kGlobalVariants)
+        for (std::size_t offset : {0, 9})
+            for (bool aligned : {true, false}) {
+                HostImage src(257, 130, 1, SampleType::U8);
+                fillPattern(src, Pattern::Blobs, 9);
+                auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+                const HostImage expected = runHost(*ref, src);
+                auto gpu = globalEqualizer(v);
+                DeviceFrame frame(src, aligned, offset);
+                gpu->process(frame.view(), frame.view());
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                EXPECT_EQ(compareImages(expected, frame.download()).differing, 0)
+                    << detail::globalVariantName(v) << " offset " << offset << (aligned ? " pitch 16k" : " odd pitch");
+            }
+}
+
+TEST(HisteqGpuGlobalVariants, StatisticsMatchReference) {
+    REQUIRE_GPU();
+    EqualizeDesc d;
+    d.statistics = true;
+    for (GlobalVariant v : kGlobalVariants) {
+        auto ref = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+        auto gpu = globalEqualizer(v, true);
+        for (int frame = 0; frame < 4; ++frame) {
+            HostImage src(203, 101, 1, SampleType::U8);
+            fillPattern(src, frame == 1 ? Pattern::Uniform : Pattern::Blobs, frame);
+            const HostImage expected = runHost(*ref, src);
+            EXPECT_EQ(compareImages(expected, runPlaced(*gpu, src, kPlacements[frame % 5])).differing, 0);
+            FrameStatistics e, g;
+            ASSERT_TRUE(ref->statistics(e));
+            ASSERT_TRUE(gpu->statistics(g));
+            EXPECT_EQ(e.histogram, g.histogram) << detail::globalVariantName(v) << " frame " << frame;
+            EXPECT_EQ(e.samples, g.samples);
+            EXPECT_DOUBLE_EQ(e.mean, g.mean);
+            EXPECT_EQ(e.min, g.min);
+            EXPECT_EQ(e.max, g.max);
+        }
+    }
+}
+
+// Frames of different sizes and contents enqueued with no host synchronisation on three rotating streams: each
+// frame's histogram starts from the zeroed half of the pair that the frame before left it.
+TEST(HisteqGpuGlobalVariants, FramesBackToBackAcrossStreams) {
+    REQUIRE_GPU();
+    Stream streams[3] = {Stream::create(), Stream::create(), Stream::create()};
+    constexpr int kFrames = 12;
+    for (GlobalVariant v : kGlobalVariants) {
+        auto gpu = globalEqualizer(v);
+        std::vector<HostImage> expected;
+        std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
+        for (int t = 0; t < kFrames; ++t) {
+            const Size2 s = t % 3 == 0 ? Size2{640, 360} : t % 3 == 1 ? Size2{97, 61} : Size2{1280, 721};
+            HostImage src(s.w, s.h, 1, SampleType::U8);
+            fillPattern(src, allPatterns()[std::size_t(t) % allPatterns().size()], 40 + t);
+            auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+            expected.push_back(runHost(*ref, src));
+            ins.push_back(std::make_unique<DeviceFrame>(src, t % 2 == 0, std::size_t(t % 4)));
+            HostImage poison(s.w, s.h, 1, SampleType::U8);
+            poison.fillRows(0x5A);
+            outs.push_back(std::make_unique<DeviceFrame>(poison, t % 2 == 0, std::size_t(t % 5)));
+        }
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        for (int t = 0; t < kFrames; ++t) gpu->process(ins[t]->view(), outs[t]->view(), streams[t % 3].get());
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        for (int t = 0; t < kFrames; ++t)
+            EXPECT_EQ(compareImages(expected[t], outs[t]->download()).differing, 0)
+                << detail::globalVariantName(v) << " frame " << t;
+    }
+}
+
+// Plans the block-LUT kernels do not take (temporal smoothing, colour, 16 bits, CLAHE) run the tile kernels under
+// every variant.
+TEST(HisteqGpuGlobalVariants, OtherPlansUnchanged) {
+    REQUIRE_GPU();
+    EqualizeDesc smoothed;
+    smoothed.smoothing = 0.9;
+    for (GlobalVariant v : kGlobalVariants)
+        for (const EqualizeDesc& d : {smoothed, clahe(2, 8, 8)})
+            for (int channels : {1, 3}) {
+                detail::KernelVariants variants;
+                variants.global = v;
+                const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, channels);
+                auto ref = makeReferenceEqualizer(plan);
+                auto gpu = detail::makeCudaEqualizer(plan, variants);
+                for (int t = 0; t < 3; ++t) {
+                    HostImage src(211, 97, channels, SampleType::U8);
+                    fillPattern(src, t == 1 ? Pattern::Random : Pattern::Blobs, 70 + t);
+                    const HostImage expected = runHost(*ref, src);
+                    EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, t != 2)).differing, 0)
+                        << detail::globalVariantName(v) << " " << equalizeModeName(d.mode) << " " << channels;
+                }
+            }
+    for (GlobalVariant v : kGlobalVariants) {
+        detail::KernelVariants variants;
+        variants.global = v;
+        const EqualizePlan plan = EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 1);
+        auto ref = makeReferenceEqualizer(plan);
+        auto gpu = detail::makeCudaEqualizer(plan, variants);
+        HostImage src(131, 67, 1, SampleType::U16);
+        fillPattern(src, Pattern::Blobs, 3);
+        const HostImage expected = runHost(*ref, src);
+        EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, true)).differing, 0) << detail::globalVariantName(v);
+    }
 }
 
 #endif  // CUDAFILTERS_HAVE_CUDA

@@ -19,8 +19,10 @@ namespace cudafilters {
 namespace {
 
 using detail::DeviceStatistics;
+using detail::GlobalVariant;
 using detail::HisteqKind;
 using detail::HisteqParams;
+using detail::KernelVariants;
 
 bool aligned16(const void* p, std::size_t pitch) {
     return (reinterpret_cast<std::uintptr_t>(p) % 16) == 0 && pitch % 16 == 0;
@@ -38,12 +40,17 @@ DeviceStatistics emptyStatistics() {
 // call: host state and pinned memory only).
 class CudaEqualizer final : public Equalizer {
 public:
-    explicit CudaEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)), tileCapacity_(plan_.tiles()) {
+    CudaEqualizer(EqualizePlan plan, const KernelVariants& variants)
+        : Equalizer(std::move(plan)), tileCapacity_(plan_.tiles()), variants_(variants) {
         if (cudaDeviceCount() == 0)
             throw CudaError("cudaGetDeviceCount", 100, "cudaErrorNoDevice", "no CUDA device is usable");
         device_ = currentDevice();
         ScopedDevice on(device_);
         CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
+        overlapped_ = (variants_.global == GlobalVariant::BlockLutOverlapped ||
+                       variants_.global == GlobalVariant::PrivateCounters) &&
+                      detail::overlapSupported();
+        if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());
@@ -55,6 +62,10 @@ public:
         luts_.reserve(entries * sample, m);
         CUDAFILTERS_CHECK(cudaMemsetAsync(hist_.data(), 0, entries * sizeof(std::uint32_t), m));
         CUDAFILTERS_CHECK(cudaMemsetAsync(counters_.data(), 0, (tiles + 1) * sizeof(std::uint32_t), m));
+        if (variants_.global != GlobalVariant::LastBlockLut) {
+            histPair_.reserve(kHistPairBytes, m);
+            CUDAFILTERS_CHECK(cudaMemsetAsync(histPair_.data(), 0, kHistPairBytes, m));
+        }
         if (plan_.smoothing > 0.0f) {
             if (plan_.smoothTarget == SmoothTarget::Histogram) state_.reserve(entries * sizeof(unsigned long long), m);
             else state_.reserve(entries * sizeof(std::uint32_t), m);
@@ -144,8 +155,26 @@ public:
                        aligned16(dst.data, dst.pitch);
 
         if (frames_ > 0) CUDAFILTERS_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
-        detail::launchHistogram(p, stream);
-        detail::launchApply(p, stream);
+        if (blockLutApplies()) {
+            // The frame counts into histPair_[pairIndex_], left zeroed by the frame before; its histogram kernel
+            // zeroes the other half for the next frame.
+            p.hist = histPair_.as<std::uint32_t>() + pairIndex_ * 256;
+            p.histNext = histPair_.as<std::uint32_t>() + (pairIndex_ ^ 1) * 256;
+            const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(src.data) % 16;
+            p.chunksPerRow = int(src.pitch % 16 == 0 ? (misalignment + std::size_t(src.width) + 15) / 16
+                                                     : (std::size_t(src.width) + 30) / 16);
+            p.sameAlignment = reinterpret_cast<std::uintptr_t>(src.data) % 16 ==
+                                  reinterpret_cast<std::uintptr_t>(dst.data) % 16 &&
+                              src.pitch % 16 == dst.pitch % 16;
+            p.multiprocessors = multiprocessors_;
+            p.overlapped = overlapped_;
+            p.privateCounters = variants_.global == GlobalVariant::PrivateCounters;
+            detail::launchGlobalGray8(p, stream);
+            pairIndex_ ^= 1;
+        } else {
+            detail::launchHistogram(p, stream);
+            detail::launchApply(p, stream);
+        }
         if (plan_.statistics) {
             auto* slot = static_cast<DeviceStatistics*>(pinned_.data()) + frames_ % kStatisticsDepth;
             CUDAFILTERS_CHECK(
@@ -183,8 +212,16 @@ public:
     }
 
 private:
+    static constexpr std::size_t kHistPairBytes = 2 * 256 * sizeof(std::uint32_t);
+
+    bool blockLutApplies() const {
+        return variants_.global != GlobalVariant::LastBlockLut && plan_.mode == EqualizeMode::Global &&
+               plan_.type == SampleType::U8 && plan_.channels == 1 && plan_.smoothing == 0.0f;
+    }
+
     void releaseDeviceObjects() noexcept {
         hist_ = DeviceBuffer();
+        histPair_ = DeviceBuffer();
         counters_ = DeviceBuffer();
         luts_ = DeviceBuffer();
         state_ = DeviceBuffer();
@@ -195,10 +232,14 @@ private:
     }
 
     int tileCapacity_;          // tiles the tables were allocated for
+    KernelVariants variants_;
+    bool overlapped_ = false;   // GlobalVariant::BlockLutOverlapped where the device runs it
     int device_ = 0;
     int multiprocessors_ = 0;   // of device_
     Stream memory_;             // allocates and frees the buffers below
     DeviceBuffer hist_, counters_, luts_, state_, stats_;
+    DeviceBuffer histPair_;     // GlobalVariant::BlockLut: two 256-bin histograms, used by turns
+    int pairIndex_ = 0;
     PinnedBuffer pinned_;
     Event done_;
     bool first_ = true;
@@ -207,8 +248,26 @@ private:
 
 }  // namespace
 
+namespace detail {
+
+const char* globalVariantName(GlobalVariant v) {
+    switch (v) {
+    case GlobalVariant::LastBlockLut: return "last-block LUT";
+    case GlobalVariant::BlockLut: return "block LUT";
+    case GlobalVariant::BlockLutOverlapped: return "block LUT, overlapped launch";
+    case GlobalVariant::PrivateCounters: return "block LUT, overlapped, private counters";
+    }
+    return "?";
+}
+
+std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan, const KernelVariants& variants) {
+    return std::make_unique<CudaEqualizer>(std::move(plan), variants);
+}
+
+}  // namespace detail
+
 std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan) {
-    return std::make_unique<CudaEqualizer>(std::move(plan));
+    return detail::makeCudaEqualizer(std::move(plan), KernelVariants{});
 }
 
 }  // namespace cudafilters

@@ -2,10 +2,14 @@
 // Histogram equalization kernels: a tile histogram pass whose last block per tile builds that tile's LUT (global
 // equalization = one tile), and an apply pass (LUT lookup, or CLAHE's bilinear blend of four tile LUTs), both for
 // planes, luma (BT.601 YCrCb, OpenCV's fixed point) and per-channel RGB(A). Arithmetic mirrors cuda/core exactly.
+// Global equalization of u8 planes has a second pair (GlobalVariant::BlockLut): a histogram kernel, then an apply
+// kernel whose every block builds the LUT itself.
 #include "histeq_launch.hpp"
+#include "histeq_formula.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace cudafilters::detail {
@@ -174,16 +178,10 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         // and build a wrong LUT, seen only when warps are reordered, e.g. under compute-sanitizer).
         const unsigned h0 = i0 == 0xffffffffu ? 0u : __ldcg(&h[i0]);
         unsigned sum = blockExclusiveScan(local, scratch);
-        if (i0 == 0xffffffffu) {
-            for (int i = begin; i < begin + per; ++i) lut[i] = T(i);
-        } else if (h0 == total) {
-            for (int i = begin; i < begin + per; ++i) lut[i] = T(i0);
-        } else {
-            const float scale = __fdiv_rn(float(bins - 1), float(total - h0));
-            for (int i = begin; i < begin + per; ++i) {
-                sum += h[i];
-                lut[i] = unsigned(i) <= i0 ? T(0) : T(saturateRound(__fmul_rn(float(sum - h0), scale), bins - 1));
-            }
+        const core::EqualizeTerms terms = core::equalizeTerms(bins, i0 == 0xffffffffu ? bins : int(i0), h0, total);
+        for (int i = begin; i < begin + per; ++i) {
+            sum += h[i];
+            lut[i] = T(core::equalizedLevel(terms, bins, i, sum));
         }
     }
 
@@ -202,8 +200,8 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
     for (int i = begin; i < begin + per; ++i) h[i] = 0;
 }
 
-// Global mode: the frame's statistics follow from its K histograms (no per-pixel work). Each thread owns
-// bins / kThreads consecutive bins, i.e. exactly one statistics bin for u16 and one bin for u8.
+// Global mode: the frame's statistics follow from its K histograms (no per-pixel work). Each of the block's first
+// kThreads threads owns bins / kThreads consecutive bins, i.e. exactly one statistics bin for u16 and one bin for u8.
 template <typename T, int K>
 __device__ void statisticsFromHistogram(const HisteqParams& p, unsigned* scratch) {
     const int bins = binsOf<T>(p);
@@ -220,23 +218,25 @@ __device__ void statisticsFromHistogram(const HisteqParams& p, unsigned* scratch
     unsigned count = 0, lo = 0xffffffffu, hi = 0;
     unsigned long long sum = 0;
     const int begin = threadIdx.x * per;
-    for (int k = 0; k < K; ++k) {
-        const std::uint32_t* h = p.hist + std::size_t(k) * bins;
-        for (int i = begin; i < begin + per; ++i) {
-            const unsigned v = __ldcg(&h[i]);
-            if (v) {
-                count += v;
-                sum += (unsigned long long)v * unsigned(i);
-                lo = min(lo, unsigned(i));
-                hi = max(hi, unsigned(i));
+    if (threadIdx.x < kThreads) {
+        for (int k = 0; k < K; ++k) {
+            const std::uint32_t* h = p.hist + std::size_t(k) * bins;
+            for (int i = begin; i < begin + per; ++i) {
+                const unsigned v = __ldcg(&h[i]);
+                if (v) {
+                    count += v;
+                    sum += (unsigned long long)v * unsigned(i);
+                    lo = min(lo, unsigned(i));
+                    hi = max(hi, unsigned(i));
+                }
             }
         }
+        p.statsOut->histogram[threadIdx.x] = count;  // 256 statistics bins, one per thread
+        atomicAdd(&sSum, sum);
+        atomicAdd(&sCount, count);
+        atomicMin(&sMin, lo);
+        atomicMax(&sMax, hi);
     }
-    p.statsOut->histogram[threadIdx.x] = count;  // 256 statistics bins, one per thread
-    atomicAdd(&sSum, sum);
-    atomicAdd(&sCount, count);
-    atomicMin(&sMin, lo);
-    atomicMax(&sMax, hi);
     __syncthreads();
     if (threadIdx.x == 0) {
         p.statsOut->sum = sSum;
@@ -566,6 +566,263 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
     }
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// GlobalVariant::BlockLut: global equalization of u8 planes by two kernels of a few blocks per SM looping over the
+// frame. Rows are cut into the 16-byte aligned chunks they touch: a chunk inside the row is one 16-byte load, the
+// partial ones at the row ends go sample by sample.
+
+// Both kernels take 31–32 registers (nvcc 13.0, sm_90) without a bound on them, so two blocks fill an SM of 2048
+// threads. (A minimum of two blocks per SM in __launch_bounds__ is out of range on 1024- and 1536-thread SMs.)
+constexpr int kGlobalThreads = 1024;
+constexpr int kGlobalBlocksPerSm = 2;
+constexpr int kGlobalWarps = kGlobalThreads / 32;
+static_assert(kGlobalThreads == 4 * 256 && kGlobalWarps == 32, "the histogram merge takes 4 groups of 8 copies");
+
+// Item i of the frame: row y and the first column x of its chunk (negative for the first chunk of a row that starts
+// off a 16-byte boundary); `full` when the chunk lies inside the row.
+struct Chunk {
+    int y, x;
+    bool full;
+};
+
+__device__ __forceinline__ Chunk chunkAt(const HisteqParams& p, int i) {
+    Chunk c;
+    c.y = i / p.chunksPerRow;
+    const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
+    c.x = (i - c.y * p.chunksPerRow) * 16 - int(reinterpret_cast<std::uintptr_t>(row) & 15u);
+    c.full = c.x >= 0 && c.x + 16 <= p.width;
+    return c;
+}
+
+// Plain loads: src may be dst (in place); a thread only ever writes the chunk it has read.
+__device__ __forceinline__ uint4 loadChunk(const HisteqParams& p, const Chunk& c, bool inFrame) {
+    if (!inFrame || !c.full) return make_uint4(0, 0, 0, 0);
+    return *reinterpret_cast<const uint4*>(rowOf<std::uint8_t>(p.src, p.srcPitch, c.y) + c.x);
+}
+
+// visit(chunk, data) over this thread's items (data: the 16 samples of a full chunk), each item's load issued before
+// the previous item is visited; prologue() runs once, after the first load is issued.
+template <typename Prologue, typename Visit>
+__device__ __forceinline__ void forEachChunk(const HisteqParams& p, Prologue prologue, Visit visit) {
+    const int items = p.chunksPerRow * p.height;
+    const int stride = gridDim.x * kGlobalThreads;
+    int i = blockIdx.x * kGlobalThreads + threadIdx.x;
+    Chunk c = chunkAt(p, min(i, items - 1));
+    uint4 q = loadChunk(p, c, i < items);
+    prologue();
+    while (i < items) {
+        const int next = i + stride;
+        const Chunk n = chunkAt(p, min(next, items - 1));
+        const uint4 qn = loadChunk(p, n, next < items);
+        visit(c, q);
+        i = next;
+        c = n;
+        q = qn;
+    }
+}
+
+// Programmatic dependent launch (sm_90): no-ops when the kernels are launched the ordinary way.
+__device__ __forceinline__ void releaseDependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void waitForPrerequisites() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__global__ void __launch_bounds__(kGlobalThreads) globalHistogramGray8(const HisteqParams p) {
+    __shared__ unsigned sHist[kGlobalWarps][256];
+    releaseDependents();
+    unsigned* h = sHist[threadIdx.x >> 5];
+    forEachChunk(
+        p,
+        [&] {
+            for (int i = threadIdx.x; i < kGlobalWarps * 256; i += kGlobalThreads) sHist[i >> 8][i & 255] = 0;
+            if (blockIdx.x == 0 && threadIdx.x < 256) p.histNext[threadIdx.x] = 0;
+            __syncthreads();
+        },
+        [&](const Chunk& c, uint4 q) {
+            if (c.full) {
+                // Runs of equal samples count with one atomic (flat areas: one per chunk instead of 16).
+                const unsigned w[4] = {q.x, q.y, q.z, q.w};
+                unsigned level = q.x & 0xffu, run = 1;
+#pragma unroll
+                for (int j = 1; j < 16; ++j) {
+                    const unsigned b = (w[j >> 2] >> ((j & 3) * 8)) & 0xffu;
+                    if (b == level) {
+                        ++run;
+                    } else {
+                        atomicAdd(&h[level], run);
+                        level = b;
+                        run = 1;
+                    }
+                }
+                atomicAdd(&h[level], run);
+            } else {
+                const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
+                for (int x = max(c.x, 0); x < min(c.x + 16, p.width); ++x) atomicAdd(&h[row[x]], 1u);
+            }
+        });
+    __syncthreads();
+
+    // 32 copies → 4 partial sums per bin (each in the first copy of its group of 8) → one global atomic per bin.
+    const int bin = threadIdx.x & 255, group = threadIdx.x >> 8;
+    unsigned s = 0;
+#pragma unroll
+    for (int c = 0; c < 8; ++c) s += sHist[group * 8 + c][bin];
+    sHist[group * 8][bin] = s;
+    __syncthreads();
+    if (threadIdx.x < 256) {
+        const unsigned total = sHist[0][bin] + sHist[8][bin] + sHist[16][bin] + sHist[24][bin];
+        if (total) atomicAdd(&p.hist[bin], total);
+    }
+}
+
+// GlobalVariant::PrivateCounters: the histogram without atomics on the samples. Every thread counts into its own
+// 256 byte counters, four to a word, its words in a column of their own (word b · kPrivateThreads + t holds bins
+// 4b … 4b + 3 of thread t), so that the threads of a warp always touch 32 different banks. Every kPrivateRounds
+// chunks (at most 240 samples, below a byte's 255) the block adds the counters into one count per bin (thread t owns
+// bin t) and clears them.
+constexpr int kPrivateThreads = 256;
+constexpr int kPrivateBlocksPerSm = 3;
+constexpr int kPrivateRounds = 15;
+constexpr int kPrivateSharedBytes = 64 * kPrivateThreads * 4;
+static_assert(kPrivateRounds * 16 <= 255 && kPrivateThreads == 256, "byte counters; thread t owns bin t");
+
+__global__ void __launch_bounds__(kPrivateThreads) globalHistogramPrivateGray8(const HisteqParams p) {
+    extern __shared__ unsigned sCounters[];
+    releaseDependents();
+    const int t = threadIdx.x, lane = t & 31;
+    unsigned* mine = sCounters + t;
+    for (int b = 0; b < 64; ++b) mine[b * kPrivateThreads] = 0;
+    if (blockIdx.x == 0) p.histNext[t] = 0;
+
+    auto count = [&](unsigned v) { mine[(v >> 2) * kPrivateThreads] += 1u << ((v & 3) * 8); };
+    auto visit = [&](const Chunk& c, uint4 q) {
+        if (c.full) {
+            const unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int j = 0; j < 16; ++j) count((w[j >> 2] >> ((j & 3) * 8)) & 0xffu);
+        } else {
+            const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
+            for (int x = max(c.x, 0); x < min(c.x + 16, p.width); ++x) count(row[x]);
+        }
+    };
+
+    const int items = p.chunksPerRow * p.height;
+    const int stride = gridDim.x * kPrivateThreads;
+    const unsigned* quarterRow = sCounters + (t >> 2) * kPrivateThreads + (t & 3) * (kPrivateThreads / 4);
+    unsigned total = 0;  // bin t of this block
+    // Block-uniform bounds: every thread reaches the barriers of every flush.
+    for (int base = blockIdx.x * kPrivateThreads; base < items; base += kPrivateRounds * stride) {
+        int i = base + t;
+        Chunk c = chunkAt(p, min(i, items - 1));
+        uint4 q = loadChunk(p, c, i < items);
+        for (int r = 0; r < kPrivateRounds; ++r) {
+            const int next = i + stride;
+            const bool more = r + 1 < kPrivateRounds && next < items;
+            const Chunk n = chunkAt(p, min(next, items - 1));
+            const uint4 qn = loadChunk(p, n, more);
+            if (i < items) visit(c, q);
+            i = next;
+            c = n;
+            q = qn;
+        }
+        // Thread t adds a quarter of the row of words holding bin t (two 16-bit sums of byte pairs per word, at
+        // most 4 · 64 · 240 each), the row's four quarters being adjacent lanes.
+        __syncthreads();
+        unsigned even = 0, odd = 0;  // bytes 0 and 2, bytes 1 and 3
+        for (int m = 0; m < 64; ++m) {
+            const unsigned w = quarterRow[(m + lane) & 63];
+            even += w & 0x00ff00ffu;
+            odd += (w >> 8) & 0x00ff00ffu;
+        }
+        even += __shfl_xor_sync(0xffffffffu, even, 1);
+        even += __shfl_xor_sync(0xffffffffu, even, 2);
+        odd += __shfl_xor_sync(0xffffffffu, odd, 1);
+        odd += __shfl_xor_sync(0xffffffffu, odd, 2);
+        const unsigned pair = t & 1 ? odd : even;
+        total += t & 2 ? pair >> 16 : pair & 0xffffu;
+        __syncthreads();
+        for (int b = 0; b < 64; ++b) mine[b * kPrivateThreads] = 0;
+    }
+    if (total) atomicAdd(&p.hist[t], total);
+}
+
+// cv::equalizeHist's LUT of the frame's 256 bins, into shared memory, by the block's first 8 warps (one bin each).
+__device__ void globalLutGray8(const std::uint32_t* hist, std::uint8_t* lut) {
+    __shared__ unsigned sCounts[256], sWarpTotal[8], sWarpFirst[8];
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    unsigned cumulative = 0;
+    if (t < 256) {
+        const unsigned count = __ldcg(&hist[t]);
+        sCounts[t] = count;
+        cumulative = count;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const unsigned below = __shfl_up_sync(0xffffffffu, cumulative, o);
+            if (lane >= o) cumulative += below;
+        }
+        const unsigned occupied = __ballot_sync(0xffffffffu, count != 0);
+        if (lane == 31) sWarpTotal[warp] = cumulative;
+        if (lane == 0) sWarpFirst[warp] = occupied ? unsigned(warp * 32 + __ffs(occupied) - 1) : 256u;
+    }
+    __syncthreads();
+    if (t < 256) {
+        unsigned total = 0;
+        int first = 256;
+#pragma unroll
+        for (int w = 0; w < 8; ++w) {
+            if (w < warp) cumulative += sWarpTotal[w];
+            total += sWarpTotal[w];
+            first = min(first, int(sWarpFirst[w]));
+        }
+        const core::EqualizeTerms terms = core::equalizeTerms(256, first, first < 256 ? sCounts[first] : 0u, total);
+        lut[t] = std::uint8_t(core::equalizedLevel(terms, 256, t, cumulative));
+    }
+    __syncthreads();
+}
+
+// The first chunk's load is issued before the wait for the histogram kernel (the input is not what it writes).
+__global__ void __launch_bounds__(kGlobalThreads) globalApplyGray8(const HisteqParams p) {
+    __shared__ std::uint8_t sLut[256];
+    forEachChunk(
+        p,
+        [&] {
+            waitForPrerequisites();
+            globalLutGray8(p.hist, sLut);
+            if (p.statsOut && blockIdx.x == 0) statisticsFromHistogram<std::uint8_t, 1>(p, nullptr);
+        },
+        [&](const Chunk& c, uint4 q) {
+            std::uint8_t* out = const_cast<std::uint8_t*>(rowOf<std::uint8_t>(p.dst, p.dstPitch, c.y));
+            if (c.full) {
+                const unsigned w[4] = {q.x, q.y, q.z, q.w};
+                unsigned r[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    r[j] = unsigned(sLut[w[j] & 0xffu]) | unsigned(sLut[(w[j] >> 8) & 0xffu]) << 8 |
+                           unsigned(sLut[(w[j] >> 16) & 0xffu]) << 16 | unsigned(sLut[w[j] >> 24]) << 24;
+                if (p.sameAlignment) {
+                    *reinterpret_cast<uint4*>(out + c.x) = make_uint4(r[0], r[1], r[2], r[3]);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 16; ++j) out[c.x + j] = std::uint8_t(r[j >> 2] >> ((j & 3) * 8));
+                }
+            } else {
+                const std::uint8_t* in = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
+                for (int x = max(c.x, 0); x < min(c.x + 16, p.width); ++x) out[x] = sLut[in[x]];
+            }
+        });
+}
+
+int globalBlocks(const HisteqParams& p) {
+    const long long needed = ((long long)p.chunksPerRow * p.height + kGlobalThreads - 1) / kGlobalThreads;
+    return int(std::max(1LL, std::min(needed, (long long)kGlobalBlocksPerSm * std::max(p.multiprocessors, 1))));
+}
+
 template <typename T, int CH, HisteqKind KIND>
 void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     const dim3 grid(p.splits, p.tilesX * p.tilesY);
@@ -646,6 +903,50 @@ void launchHistogram(const HisteqParams& p, cudaStream_t stream) {
 void launchApply(const HisteqParams& p, cudaStream_t stream) {
     dispatch<ApplyOp>(p, stream);
     CUDAFILTERS_CHECK_LAUNCH("histeq apply kernel");
+}
+
+void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
+    const int blocks = globalBlocks(p);
+    if (p.privateCounters) {
+        const long long needed = ((long long)p.chunksPerRow * p.height + kPrivateThreads - 1) / kPrivateThreads;
+        const int privateBlocks = int(std::max(
+            1LL, std::min(needed, (long long)kPrivateBlocksPerSm * std::max(p.multiprocessors, 1))));
+        globalHistogramPrivateGray8<<<privateBlocks, kPrivateThreads, kPrivateSharedBytes, stream>>>(p);
+    } else {
+        globalHistogramGray8<<<blocks, kGlobalThreads, 0, stream>>>(p);
+    }
+    CUDAFILTERS_CHECK_LAUNCH("histeq global histogram kernel");
+    if (p.overlapped) {
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(blocks);
+        config.blockDim = dim3(kGlobalThreads);
+        config.stream = stream;
+        cudaLaunchAttribute attribute{};
+        attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attribute.val.programmaticStreamSerializationAllowed = 1;
+        config.attrs = &attribute;
+        config.numAttrs = 1;
+        CUDAFILTERS_CHECK(cudaLaunchKernelEx(&config, globalApplyGray8, p));
+    } else {
+        globalApplyGray8<<<blocks, kGlobalThreads, 0, stream>>>(p);
+    }
+    CUDAFILTERS_CHECK_LAUNCH("histeq global apply kernel");
+}
+
+void prepareGlobalGray8() {
+    CUDAFILTERS_CHECK(cudaFuncSetAttribute(globalHistogramPrivateGray8, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           kPrivateSharedBytes));
+}
+
+// The apply kernel waits for the histogram kernel only where it was compiled for sm_90 or later (griddepcontrol):
+// code JIT-compiled from older PTX must not be launched early.
+bool overlapSupported() {
+    int device = 0, major = 0;
+    CUDAFILTERS_CHECK(cudaGetDevice(&device));
+    CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    cudaFuncAttributes attributes{};
+    CUDAFILTERS_CHECK(cudaFuncGetAttributes(&attributes, globalApplyGray8));
+    return major >= 9 && attributes.ptxVersion >= 90;
 }
 
 }  // namespace cudafilters::detail

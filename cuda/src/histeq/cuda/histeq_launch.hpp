@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Launchers of the histogram equalization kernels (histeq_kernels.cu), driven by cuda_equalizer.cpp.
+#include <cudafilters/histeq.hpp>
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace cudafilters::detail {
 
@@ -57,10 +60,52 @@ struct HisteqParams {
     DeviceStatistics* statsAccumulator = nullptr;  // null: no statistics
     DeviceStatistics* statsOut = nullptr;
     bool vectorized = false;  // 1-channel u8 with 16-byte aligned rows
+    // GlobalVariant::BlockLut (global u8 planes): the frame's histogram is p.hist (256 bins); the histogram kernel
+    // zeroes histNext, the other buffer of the pair, for the next frame.
+    std::uint32_t* histNext = nullptr;
+    int chunksPerRow = 0;        // 16-byte aligned chunks a row touches (an upper bound when the pitch is not 16k)
+    bool sameAlignment = false;  // src and dst rows congruent mod 16: full chunks are stored as 16 bytes
+    int multiprocessors = 0;
+    bool overlapped = false;     // apply kernel launched as a programmatic dependent of the histogram kernel
+    bool privateCounters = false;  // GlobalVariant::PrivateCounters
+};
+
+// How global equalization of one-channel u8 frames without temporal smoothing runs (the other plans always take
+// LastBlockLut).
+enum class GlobalVariant : int {
+    // The tile kernels with one tile: the histogram kernel's last block builds the LUT, then the apply kernel.
+    LastBlockLut = 0,
+    // A histogram kernel of a few blocks per SM (16-byte loads at any alignment, one shared histogram per warp),
+    // then an apply kernel whose every block builds the LUT from the 256 bins into shared memory: no grid-wide
+    // hand-off inside a kernel.
+    BlockLut = 1,
+    // BlockLut with the apply kernel launched as a programmatic dependent (sm_90 and later, kernels compiled for
+    // it; otherwise BlockLut): its blocks start while the histogram kernel drains and wait for it on the device.
+    BlockLutOverlapped = 2,
+    // BlockLutOverlapped with a histogram kernel that counts in per-thread byte counters in shared memory (no atomic
+    // per sample, no bank conflicts; 64 KiB of shared memory per 256-thread block).
+    PrivateCounters = 3,
+};
+constexpr int kGlobalVariants = 4;
+const char* globalVariantName(GlobalVariant v);
+
+// Which kernel variant a CudaEqualizer launches where several are compiled; tests and the benchmark ask for one.
+struct KernelVariants {
+    GlobalVariant global = GlobalVariant::LastBlockLut;  // until BlockLut is measured beside it (issue 13)
 };
 
 // Histogram pass (with tile LUTs built by each tile's last block), then the apply pass.
 void launchHistogram(const HisteqParams& p, cudaStream_t stream);
 void launchApply(const HisteqParams& p, cudaStream_t stream);
+
+// GlobalVariant::BlockLut and BlockLutOverlapped (p.overlapped): both kernels.
+void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream);
+// Whether the current device runs the apply kernel as a programmatic dependent (BlockLutOverlapped).
+bool overlapSupported();
+// Once per device before PrivateCounters launches: its histogram kernel's shared memory.
+void prepareGlobalGray8();
+
+// A CUDA equalizer that launches the given variants (tests, benchmarks); makeCudaEqualizer takes the defaults.
+std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan, const KernelVariants& variants);
 
 }  // namespace cudafilters::detail
