@@ -146,6 +146,12 @@ if step demo; then
     summary+=("demo (cuda): rc=$? $(grep -E 'fps' "$out/demo.log")")
     (cd "$out/demo" && tar -cf ../demo.tar snapshot-0[0-4].png 2>/dev/null) && rm -rf "$out/demo"
 fi
+# What failed, first in the fetched files (a gtest log under --gtest_brief=1 holds only the failures).
+for log in "$out"/*.log; do
+    grep -qE '^\[  FAILED  \]' "$log" || continue
+    echo "== $(basename "$log")"
+    grep -E -B14 '^\[  FAILED  \] .*\([0-9]+ ms\)' "$log" | cut -c1-400 | head -120
+done >"$out/00-failures.txt"
 echo
 echo "=== bench-element"; tail -25 "$out/bench-element.md" 2>/dev/null
 echo "=== bench-histeq"; tail -12 "$out/bench-histeq.md" 2>/dev/null

@@ -99,8 +99,22 @@ __global__ void __launch_bounds__(kRollThreads) rollingKernel(const __grid_const
         if (interiorX && gy >= 0) {
             const auto* src = reinterpret_cast<const unsigned*>(f.src + std::size_t(gy) * f.srcPitch +
                                                                 std::size_t(x) * C - W::HALO);
+            constexpr int H = W::HALO / 4;  // words of one halo
+            if (C == 4 && f.rowAlign >= 16) {  // the pixels as one 16-byte word, each halo as one 8- or 4-byte word
+                const uint4 mid = __ldg(reinterpret_cast<const uint4*>(src + H));
+                w[H] = mid.x, w[H + 1] = mid.y, w[H + 2] = mid.z, w[H + 3] = mid.w;
+                if constexpr (H == 2) {
+                    const uint2 left = __ldg(reinterpret_cast<const uint2*>(src));
+                    const uint2 right = __ldg(reinterpret_cast<const uint2*>(src + H + 4));
+                    w[0] = left.x, w[1] = left.y, w[H + 4] = right.x, w[H + 5] = right.y;
+                } else {
 #pragma unroll
-            for (int i = 0; i < W::WORDS; ++i) w[i] = __ldg(src + i);
+                    for (int i = 0; i < H; ++i) w[i] = __ldg(src + i), w[H + 4 + i] = __ldg(src + H + 4 + i);
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < W::WORDS; ++i) w[i] = __ldg(src + i);
+            }
         }
         return gy;
     };
