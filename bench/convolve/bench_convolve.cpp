@@ -551,11 +551,6 @@ int main(int argc, char** argv) {
                 cuda_detail::KernelVariants perChannel;
                 perChannel.interleaved = -1;
                 run(name + " per-channel", colourPlan, in, hosts, out, perChannel);
-                if (k <= 5) {  // the row-streaming kernel (KernelVariants::rolling)
-                    cuda_detail::KernelVariants rolling;
-                    rolling.rolling = 0;
-                    run(name + " rolling", colourPlan, in, hosts, out, rolling);
-                }
                 Row& colour = run(name, colourPlan, in, hosts, out);
 #ifdef CUDAFILTERS_HAVE_NPP
                 const std::vector<std::uint8_t> ours = download(out.view);
@@ -582,11 +577,6 @@ int main(int argc, char** argv) {
                                                           : v == 1 ? "interleaved direct"
                                                                    : "interleaved separable"),
                         rgPlan, rgba, rgbaHost, rgbaOut, variants);
-                }
-                if (k <= 5) {
-                    cuda_detail::KernelVariants rolling;
-                    rolling.rolling = 0;
-                    run("RGBA gaussian rolling", rgPlan, rgba, rgbaHost, rgbaOut, rolling);
                 }
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);
 #ifdef CUDAFILTERS_HAVE_NPP

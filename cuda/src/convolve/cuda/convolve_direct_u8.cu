@@ -5,7 +5,6 @@ namespace cudafilters::cuda_detail {
 
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                     const KernelVariants& variants) {
-    if (launchRollingU8(k, bank, frame, taps, stream, variants.rolling)) return true;
     if (launchInterleavedU8(k, bank, frame, taps, stream, variants.interleaved)) return true;
     if (launchGrayTileU8(k, bank, frame, taps, stream, variants.grayTile)) return true;
     if (launchSmallDirectU8(k, bank, frame, taps, stream, variants.smallDirect)) return true;

@@ -68,10 +68,6 @@ struct KernelVariants {
     // SM left it latency-bound): 0 takes it for every one-channel frame with one kernel (ahead of the barrier-free
     // K = 3 kernel), -1 never (the default until it is measured).
     int grayTile = -1;
-    // The row-streaming kernel for u8 RGB / RGBA with K = 3 and 5, direct and separable plans (no shared memory; the
-    // filtered channels the first 3 or 4, the others copied; 4-byte aligned source rows): 0 takes it wherever it
-    // applies, ahead of the interleaved kernels; -1 never.
-    int rolling = -1;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 3;
@@ -114,13 +110,6 @@ bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bo
 // Its one-channel instance (K = 3, 5) under KernelVariants::grayTile; the same contract.
 bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
 bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant);
-
-// The row-streaming kernel (convolve_rolling_interleaved.cu) under KernelVariants::rolling: launches and returns true
-// when it applies (rollingApplies), else returns false and launches nothing.
-bool launchRollingU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
-bool launchRollingSeparableU8(int k, const ConvFrame& frame, const float* row, const float* column,
-                              cudaStream_t stream, int variant);
-bool rollingApplies(int k, int bank, const ConvFrame& frame, int variant);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
 // "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.

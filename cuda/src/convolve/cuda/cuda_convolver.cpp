@@ -190,10 +190,6 @@ private:
             // Interleaved u8 pixels with K ≤ 9: one tile load for every channel (KernelVariants::interleaved)
             // instead of one separable grid layer per channel.
             if (plan_.type == SampleType::U8 &&
-                cuda_detail::launchRollingSeparableU8(plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
-                                                      stream, variants_.rolling))
-                break;
-            if (plan_.type == SampleType::U8 &&
                 cuda_detail::launchInterleavedSeparableU8(plan_.kernelWidth, f, taps_.data(), plan_.row.data(),
                                                           plan_.column.data(), stream, variants_.interleaved))
                 break;
