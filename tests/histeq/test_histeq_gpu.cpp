@@ -219,7 +219,7 @@ TEST(HisteqGpu, TenBitMatchesReference) {
 // Packed 4:2:2 as Y/chroma pairs (2 u8 channels, Y at 0 or 1): Y equalized, chroma kept.
 TEST(HisteqGpu, LumaPairsMatchReference) {
     REQUIRE_GPU();
-    for (Size2 s : std::vector<Size2>{{1, 1}, {98, 45}, {1920, 1080}})
+    for (Size2 s : std::vector<Size2>{{1, 1}, {98, 45}, {101, 7}, {1920, 1080}})
         for (int luma : {0, 1})
             for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8), clahe(0, 1, 1)}) {
                 if (d.mode == EqualizeMode::Clahe && (d.tilesX > s.w || d.tilesY > s.h)) continue;
