@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Direct K×K correlation of interleaved u8 pixels (RGB, RGBA and kin: 3 or 4 channels, one kernel, K ≤ 9), all
-// channels of a pixel in one block and one thread.
+// Direct K×K correlation of interleaved u8 pixels (RGB, RGBA and kin: 3 or 4 channels; the Y/chroma pairs and the
+// macropixels of packed 4:2:2: 2 and 4; one kernel, K ≤ 9), all channels of a pixel in one block and one thread.
 //
 // Why: the tiled kernel of convolve_direct.cuh runs one grid layer per channel. Each layer refills its own halo
 // tile from the same source lines (C× the loads), one byte per load instruction at a stride of C bytes (no word
@@ -353,19 +353,20 @@ template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const fl
 
 bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan) {
     if (variant < 0 || (separablePlan && variant == 2)) return false;
-    // Every channel filtered or copied: the kernel writes whole pixels, so it cannot leave a channel as it is in dst
-    // (ConvFrame::copy, the second pass over packed 4:2:2).
-    const unsigned all = (1u << frame.inChannels) - 1u;
     return (k == 3 || k == 5 || k == 7 || k == 9) && bank == 1 && frame.combine != Combine::Channels &&
-           (frame.inChannels == 3 || frame.inChannels == 4) && frame.outChannels == frame.inChannels &&
-           ((frame.mask | frame.copy) & all) == all;
+           frame.inChannels >= 2 && frame.inChannels <= 4 && frame.outChannels == frame.inChannels;
+}
+
+template <typename Launch> void byChannels(int channels, Launch launch) {
+    if (channels == 2) launch(std::integral_constant<int, 2>{});
+    else if (channels == 3) launch(std::integral_constant<int, 3>{});
+    else launch(std::integral_constant<int, 4>{});
 }
 
 bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                          int variant) {
     if (!interleavedApplies(k, bank, frame, variant, false)) return false;
-    if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
-    else launchInterleavedC<4>(k, frame, taps, stream);
+    byChannels(frame.inChannels, [&](auto c) { launchInterleavedC<decltype(c)::value>(k, frame, taps, stream); });
     return true;
 }
 
@@ -383,13 +384,11 @@ bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps
 bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
                                   const float* column, cudaStream_t stream, int variant) {
     if (!interleavedApplies(k, 1, frame, variant, true)) return false;
-    if (variant == 1 || (variant == 0 && k <= 5)) {
-        if (frame.inChannels == 3) launchInterleavedC<3>(k, frame, taps, stream);
-        else launchInterleavedC<4>(k, frame, taps, stream);
-    } else {
-        if (frame.inChannels == 3) launchInterleavedSeparableC<3>(k, frame, row, column, stream);
-        else launchInterleavedSeparableC<4>(k, frame, row, column, stream);
-    }
+    const bool direct = variant == 1 || (variant == 0 && k <= 5);
+    byChannels(frame.inChannels, [&](auto c) {
+        if (direct) launchInterleavedC<decltype(c)::value>(k, frame, taps, stream);
+        else launchInterleavedSeparableC<decltype(c)::value>(k, frame, row, column, stream);
+    });
     return true;
 }
 

@@ -55,7 +55,7 @@ struct KernelVariants {
     // The separable kernel's tiling: 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8 K = 31 on
     // frames of 4 Mpixel and more.
     int separable = 2;
-    // The interleaved-pixel kernels (u8, 3 or 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
+    // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
     // Separable plans: 0 the measured best (the interleaved direct kernel on the full K × K taps for K ≤ 5, the
     // interleaved separable kernel for K = 7 and 9: H200, 4K RGBA Gaussian K = 3 / 5 / 7 / 9 direct 55.0 / 71.7 /
@@ -73,7 +73,7 @@ constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 3;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
-// Filter mode: u8 frames of 3 or 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
+// Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
 // block, KernelVariants::interleaved); otherwise one grid layer per channel. With Combine::Channels the bank results
 // go to output channels 0..bank-1.
 void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
