@@ -31,19 +31,21 @@ constexpr std::uint8_t kOutputPoison = 0x5A;  // device output rows before the r
 #ifdef CUDAFILTERS_HAVE_CUDA
 
 // A device image whose rows are followed by poisoned padding: an aligned pitch (as cudaMallocPitch gives, the
-// kernels then read rows in words) or an odd one (rows at every alignment; u16 rows stay 2-byte aligned).
+// kernels then read rows in words) or an odd one (rows at every alignment; u16 rows stay 2-byte aligned), or the
+// pitch given (at least the row's bytes).
 struct DevicePlane {
     DeviceBuffer buffer;
     ImageView view;
     std::size_t bytes = 0;
 
-    DevicePlane(int width, int height, int channels, SampleType type, bool oddPitch) {
+    DevicePlane(int width, int height, int channels, SampleType type, bool oddPitch, std::size_t pitch = 0) {
         view.width = width;
         view.height = height;
         view.channels = channels;
         view.type = type;
-        view.pitch = oddPitch ? view.rowBytes() + (type == SampleType::U8 ? 13 : 2 * 19)
-                              : (view.rowBytes() + 4 + 255) / 256 * 256;
+        view.pitch = pitch                        ? pitch
+                     : oddPitch                   ? view.rowBytes() + (type == SampleType::U8 ? 13 : 2 * 19)
+                                                  : (view.rowBytes() + 4 + 255) / 256 * 256;
         bytes = view.pitch * height + 64;
         buffer.reserve(bytes);
         view.data = buffer.data();

@@ -456,6 +456,133 @@ INSTANTIATE_TEST_SUITE_P(Sweep, SmallDirectKernel, ::testing::ValuesIn(smallCase
 
 namespace {
 
+// The strip kernel (KernelVariants::grayStrip, every shape; u8, one channel, K = 3 and 5) forced on through
+// launchDirect: frames smaller than one strip, one warp's strips plus a column, rows of strips that end inside a
+// warp, many blocks; every border; sources 16-byte aligned (vector loads), 4-byte aligned through a view 4 bytes
+// into the plane or through a pitch ≡ 8 (mod 16) (word loads), and at every alignment (odd pitch, 1 byte in: byte
+// loads); destinations with aligned, odd and ≡ 4 (mod 16) pitches; integer taps (exact, saturating) and real ones.
+// Each result is compared with the reference and, byte for byte, with the tiled kernel (the same sums).
+struct StripCase {
+    std::string name;
+    int variant, k, width, height;
+    Border border;
+    int layout;  // 0: aligned rows, 1: view 4 bytes in, 2: pitch ≡ 8 (mod 16), 3: odd pitch, 1 byte in
+    bool integer;
+};
+
+std::vector<StripCase> stripCases() {
+    std::vector<StripCase> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    const std::pair<int, int> shapes[] = {{1, 1}, {7, 3}, {97, 61}, {129, 17}, {300, 9}, {1921, 1081}};
+    int n = 0;
+    for (int v = 0; v < cuda_detail::kGrayStripVariants; ++v)
+        for (int k : {3, 5})
+            for (auto [w, h] : shapes)
+                for (int bi = 0; bi < 5; ++bi, ++n) {
+                    const int layout = n % 4;
+                    const bool integer = n % 5 < 3;
+                    out.push_back({"v" + std::to_string(v) + "_k" + std::to_string(k) + "_" + std::to_string(w) + "x" +
+                                       std::to_string(h) + "_" + borderName(borders[bi]) + "_layout" +
+                                       std::to_string(layout) + (integer ? "_int" : "_real"),
+                                   v, k, w, h, borders[bi], layout, integer});
+                }
+    return out;
+}
+
+class GrayStripKernel : public ::testing::TestWithParam<StripCase> {};
+
+}  // namespace
+
+TEST_P(GrayStripKernel, MatchesReference) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    const StripCase& c = GetParam();
+    ConvolveDesc d = kernelDesc(randomKernel(c.k, c.k, 110 + c.k + c.width, c.integer), c.border, c.integer ? 16 : 0,
+                                c.integer ? 9 : 20.5, 77.25);
+    const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+    ASSERT_FALSE(plan.separable);
+    HostImage input(c.width, c.height, 1, SampleType::U8);
+    input.fillRandom(c.k * 29 + c.width + c.height);
+    const std::size_t row16 = (std::size_t(c.width) + 8 + 15) / 16 * 16;
+    DevicePlane srcPlane(c.width + 8, c.height, 1, SampleType::U8, c.layout == 3, c.layout == 2 ? row16 + 8 : 0);
+    ImageView src = srcPlane.view;
+    src.width = c.width;
+    src.data = static_cast<std::uint8_t*>(src.data) + (c.layout == 1 ? 4 : c.layout == 3 ? 1 : 0);
+    CUDAFILTERS_CHECK(cudaMemcpy2D(src.data, src.pitch, input.bytes(), input.pitch(), input.rowBytes(), c.height,
+                                   cudaMemcpyHostToDevice));
+    DevicePlane dst(c.width, c.height, 1, SampleType::U8, c.layout == 1,
+                    c.layout == 2 ? (std::size_t(c.width) + 15) / 16 * 16 + 4 : 0);
+    dst.poisonRows();
+    const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src, dst.view);
+    EXPECT_EQ(frame.rowAlign, c.layout == 0 ? 16 : c.layout == 3 ? 1 : 4);
+    cuda_detail::KernelVariants variants;
+    variants.grayStrip = c.variant;
+    EXPECT_TRUE(cuda_detail::grayStripApplies(c.k, 1, frame, c.variant));
+    EXPECT_FALSE(cuda_detail::grayStripApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.grayStrip));
+    EXPECT_FALSE(cuda_detail::grayStripApplies(c.k, 2, frame, c.variant));
+    EXPECT_FALSE(cuda_detail::grayStripApplies(7, 1, frame, c.variant));
+    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    EXPECT_TRUE(srcPlane.paddingIntact());
+    EXPECT_TRUE(dst.paddingIntact());
+    const HostImage out = dst.download();
+    EXPECT_TRUE(out.paddingIntact());
+    const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+    EXPECT_LE(diff.maxAbs, c.integer ? 0 : 1) << describe(diff);
+    dst.poisonRows();
+    cuda_detail::KernelVariants tiled;
+    tiled.smallDirect = -1;
+    tiled.grayTile = -1;
+    tiled.grayStrip = -1;
+    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, tiled);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    const Difference againstTiled = compareImages(out, dst.download());
+    EXPECT_EQ(againstTiled.differing, 0) << "against the tiled kernel: " << describe(againstTiled);
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, GrayStripKernel, ::testing::ValuesIn(stripCases()),
+                         [](const auto& info) { return info.param.name; });
+
+// Saturation at both ends, round half to even and |x| through every strip kernel shape: 3 × 3 and 5 × 5 taps of
+// 1/8 with divisor 0.5 (every response a multiple of 0.25, ties included, most far above 255) and a negative centre
+// tap with bias 0 (clamped to 0) or taken absolute.
+TEST(GrayStripKernel, SaturatesAndRoundsHalfToEven) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    for (int v = 0; v < cuda_detail::kGrayStripVariants; ++v)
+        for (int k : {3, 5})
+            for (float centre : {1.f, -9.f})
+                for (bool absolute : {false, true}) {
+                    Kernel2D taps{k, k, std::vector<float>(std::size_t(k * k), 0.125f)};
+                    taps.taps[std::size_t(k * k / 2)] = centre;
+                    ConvolveDesc d = kernelDesc(taps, Border::Reflect101, centre > 0 ? 0.5 : 1, 0);
+                    d.absolute = absolute;
+                    const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+                    HostImage input(203, 37, 1, SampleType::U8);
+                    input.fillRandom(k + 5);
+                    cuda_detail::KernelVariants variants;
+                    variants.grayStrip = v;
+                    auto conv = cuda_detail::makeCudaConvolver(plan, variants);
+                    const HostImage out = runCuda(*conv, input);
+                    const HostImage ref = runBackend(Backend::Reference, plan, input);
+                    const Difference diff = compareImages(out, ref);
+                    EXPECT_EQ(diff.maxAbs, 0) << "variant " << v << ", K " << k << ", centre " << centre
+                                              << (absolute ? ", |x|" : "") << ": " << describe(diff);
+                    int low = 0, high = 0;
+                    for (int y = 0; y < ref.height(); ++y)
+                        for (int x = 0; x < ref.width(); ++x) {
+                            const std::uint8_t s = ref.bytes()[std::size_t(y) * ref.pitch() + x];
+                            low += s == 0;
+                            high += s == 255;
+                        }
+                    EXPECT_GT(centre > 0 || absolute ? high : low, 100) << "the case does not saturate";
+                }
+#endif
+}
+
+namespace {
+
 // The interleaved-pixel kernel (3 and 4 channels, K = 3, 5, 7, 9; its one-channel instance, K = 3 and 5, under
 // KernelVariants::grayTile) forced on through launchDirect: frames smaller than
 // one 128 × 16 tile, one tile plus a column and a row, many tiles; every border; channel masks that copy some

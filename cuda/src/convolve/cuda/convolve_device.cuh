@@ -26,6 +26,18 @@ template <typename T> __device__ __forceinline__ T finish(const ConvFrame& f, fl
     return static_cast<T>(finishSample<float>(value, f.bias, f.absolute != 0, f.maxLevel, f.shift));
 }
 
+// finish() without the conversion unit (FRND and F2I issue at a quarter of the FP32 rate), for kernels that measure
+// it: the same sample for every value, NaN, infinities and ties included. Clamping to [0, maxLevel] before rounding
+// changes no result (maxLevel is an integer; fmaxf maps NaN to 0), and adding 2^23 to a value in [0, 2^22] rounds it
+// half to even into the low bits of the sum's mantissa.
+template <typename T> __device__ __forceinline__ T finishFullRate(const ConvFrame& f, float value) {
+    value += f.bias;
+    if (f.absolute) value = fabsf(value);
+    if (f.shift) value *= 1.f / float(1 << f.shift);
+    value = fminf(fmaxf(value, 0.f), float(f.maxLevel));
+    return static_cast<T>((__float_as_uint(value + 8388608.f) - 0x4B000000u) << f.shift);
+}
+
 template <int BANK> __device__ __forceinline__ float combineBank(Combine combine, const float (&r)[BANK]) {
     if constexpr (BANK == 1) {
         return r[0];
@@ -160,6 +172,21 @@ __device__ __forceinline__ void storeRun(const ConvFrame& f, int x, int y, int c
 #pragma unroll
     for (int i = 0; i < PX; ++i)
         if (x + i < f.width) row[(x + i) * f.outChannels + ch] = v[i];
+}
+
+// Byte I of w as a float: 0x4B0000bb is 2^23 + b (one permute and one exact subtraction).
+template <int I> __device__ __forceinline__ float byteAsFloat(unsigned w) {
+    return __uint_as_float(__byte_perm(w, 0x4B00u, I | 0x5440)) - 8388608.f;
+}
+
+// Sample i (0 … 3) of a word as a float; i is a constant once the caller's loops are unrolled.
+__device__ __forceinline__ float wordSample(unsigned w, int i) {
+    switch (i & 3) {
+    case 0: return byteAsFloat<0>(w);
+    case 1: return byteAsFloat<1>(w);
+    case 2: return byteAsFloat<2>(w);
+    default: return byteAsFloat<3>(w);
+    }
 }
 
 constexpr int roundUp4(int v) { return (v + 3) / 4 * 4; }

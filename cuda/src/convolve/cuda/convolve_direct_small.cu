@@ -24,11 +24,6 @@ template <int K> struct SmallParams {
     float taps[K * K];
 };
 
-// Byte I of w as a float: 0x4B0000bb is 2^23 + b.
-template <int I> __device__ __forceinline__ float byteAsFloat(unsigned w) {
-    return __uint_as_float(__byte_perm(w, 0x4B00u, I | 0x5440)) - 8388608.f;
-}
-
 // Stores one output row of PXW samples: whole 32-bit words when the row is inside the frame and aligned.
 template <int PXW>
 __device__ __forceinline__ void storeOutputs(const ConvFrame& f, int x, int y, bool wordStores, const float (&acc)[PXW]) {
@@ -71,13 +66,7 @@ __device__ __forceinline__ void computeStrip(const SmallParams<K>& p, int x, int
 #pragma unroll
         for (int c = 0; c < WIN; ++c) {
             const int b = c - R + 4;
-            const unsigned w = raw[r][b >> 2];
-            switch (b & 3) {
-            case 0: v[c] = byteAsFloat<0>(w); break;
-            case 1: v[c] = byteAsFloat<1>(w); break;
-            case 2: v[c] = byteAsFloat<2>(w); break;
-            default: v[c] = byteAsFloat<3>(w); break;
-            }
+            v[c] = wordSample(raw[r][b >> 2], b);
             if constexpr (EDGE)
                 if (((rowOut >> r) | (colOut >> c)) & 1u) v[c] = f.borderValue;
         }
