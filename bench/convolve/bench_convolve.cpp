@@ -496,18 +496,12 @@ int main(int argc, char** argv) {
                     run("direct variant " + std::to_string(v), directPlan, gray, grayHost, grayOut, variants);
                 }
             }
-            // K = 3, 5: the one-channel instance of the interleaved kernel (KernelVariants::grayTile = 0) and the
-            // strip kernel's shapes (KernelVariants::grayStrip = 0 … kGrayStripVariants − 1).
+            // K = 3, 5: the one-channel instance of the interleaved kernel (KernelVariants::grayTile = 0).
             const std::size_t firstGrayRow = rows.size();
             if (k <= 5) {
                 cuda_detail::KernelVariants variants;
                 variants.grayTile = 0;
                 run("direct gray-tile", directPlan, gray, grayHost, grayOut, variants);
-                for (int v = 0; v < cuda_detail::kGrayStripVariants; ++v) {
-                    cuda_detail::KernelVariants strip;
-                    strip.grayStrip = v;
-                    run("direct gray-strip " + std::to_string(v), directPlan, gray, grayHost, grayOut, strip);
-                }
             }
             const std::size_t endGrayRow = rows.size();
             Row& direct = run("direct", directPlan, gray, grayHost, grayOut);

@@ -26,18 +26,6 @@ template <typename T> __device__ __forceinline__ T finish(const ConvFrame& f, fl
     return static_cast<T>(finishSample<float>(value, f.bias, f.absolute != 0, f.maxLevel, f.shift));
 }
 
-// finish() without the conversion unit (FRND and F2I issue at a quarter of the FP32 rate), for kernels that measure
-// it: the same sample for every value, NaN, infinities and ties included. Clamping to [0, maxLevel] before rounding
-// changes no result (maxLevel is an integer; fmaxf maps NaN to 0), and adding 2^23 to a value in [0, 2^22] rounds it
-// half to even into the low bits of the sum's mantissa.
-template <typename T> __device__ __forceinline__ T finishFullRate(const ConvFrame& f, float value) {
-    value += f.bias;
-    if (f.absolute) value = fabsf(value);
-    if (f.shift) value *= 1.f / float(1 << f.shift);
-    value = fminf(fmaxf(value, 0.f), float(f.maxLevel));
-    return static_cast<T>((__float_as_uint(value + 8388608.f) - 0x4B000000u) << f.shift);
-}
-
 template <int BANK> __device__ __forceinline__ float combineBank(Combine combine, const float (&r)[BANK]) {
     if constexpr (BANK == 1) {
         return r[0];

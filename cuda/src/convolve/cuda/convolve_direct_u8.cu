@@ -6,7 +6,6 @@ namespace cudafilters::cuda_detail {
 bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                     const KernelVariants& variants) {
     if (launchInterleavedU8(k, bank, frame, taps, stream, variants.interleaved)) return true;
-    if (launchGrayStripU8(k, bank, frame, taps, stream, variants.grayStrip)) return true;
     if (launchGrayTileU8(k, bank, frame, taps, stream, variants.grayTile)) return true;
     if (launchSmallDirectU8(k, bank, frame, taps, stream, variants.smallDirect)) return true;
     return launchDirectTyped<std::uint8_t>(k, bank, frame, taps, stream);

@@ -68,13 +68,8 @@ struct KernelVariants {
     // SM left it latency-bound): 0 takes it for every one-channel frame with one kernel (ahead of the barrier-free
     // K = 3 kernel), -1 never (the default until it is measured).
     int grayTile = -1;
-    // The strip kernel for one-channel u8 frames, K = 3 and 5, one kernel (convolve_direct_strip.cu; taken ahead of
-    // the other one-channel kernels): 0: 8 columns × 8 rows per thread, 1: 16 × 4, 2: 16 × 8, 3: 8 × 8
-    // rounding without the conversion unit (finishFullRate, the same bytes). -1 never (the default until measured).
-    int grayStrip = -1;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kGrayStripVariants = 4;    // 0 … 3
 constexpr int kSeparableVariants = 3;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
@@ -115,10 +110,6 @@ bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bo
 // Its one-channel instance (K = 3, 5) under KernelVariants::grayTile; the same contract.
 bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
 bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant);
-// The strip kernel (u8, one channel, K = 3, 5, one kernel, any row alignment) under KernelVariants::grayStrip; the
-// same contract.
-bool launchGrayStripU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
-bool grayStripApplies(int k, int bank, const ConvFrame& frame, int variant);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
 // "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.
