@@ -289,9 +289,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     unsigned long long tSum = 0;
     unsigned tMin = 0xffffffffu, tMax = 0, tCount = 0;
 
-    auto count = [&](int x, int y, const T* px) {
-        int v[K];
-        pixelValues<T, CH, KIND>(px, p, v);
+    auto countValues = [&](int x, int y, const int (&v)[K]) {
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             if constexpr (kShared) atomicAdd(&myHist[k * kSubHistograms * 256 + v[k]], 1u);
@@ -307,26 +305,38 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
             }
         }
     };
+    auto count = [&](int x, int y, const T* px) {
+        int v[K];
+        pixelValues<T, CH, KIND>(px, p, v);
+        countValues(x, y, v);
+    };
 
     if constexpr (VEC) {
-        // 16 pixels per item from 16-byte aligned chunks, (row, chunk) items spread over all the tile's blocks;
+        // 16 / CH pixels per item from 16-byte aligned chunks, (row, chunk) items spread over all the tile's blocks;
         // partial chunks and padding sample by sample.
-        const int c0 = x0 & ~15;
-        const int chunks = (x1 - c0 + 15) / 16;
+        constexpr int PPC = 16 / CH;
+        const int c0 = x0 & ~(PPC - 1);
+        const int chunks = (x1 - c0 + PPC - 1) / PPC;
         const int items = chunks * (y1 - y0);
         for (int i = blockIdx.x * kThreads + threadIdx.x; i < items; i += p.splits * kThreads) {
-            const int y = y0 + i / chunks, c = c0 + (i % chunks) * 16;
+            const int y = y0 + i / chunks, c = c0 + (i % chunks) * PPC;
             const T* row = rowOf<T>(p.src, p.srcPitch, reflect101(y, p.height));
-            if (c >= x0 && c + 16 <= x1 && c + 16 <= p.width) {
-                const uint4 q = __ldg(reinterpret_cast<const uint4*>(row + c));
+            if (c >= x0 && c + PPC <= x1 && c + PPC <= p.width) {
+                const uint4 q = __ldg(reinterpret_cast<const uint4*>(row + std::size_t(c) * CH));
                 const unsigned w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-                for (int j = 0; j < 16; ++j) {
-                    const T b = T((w[j >> 2] >> ((j & 3) * 8)) & 0xffu);
-                    count(c + j, y, &b);
+                for (int j = 0; j < PPC; ++j) {
+                    // The equalized byte of pixel j, chosen without indexing by the run-time luma channel (an
+                    // array indexed so would live in local memory).
+                    const int b0 = j * CH, b1 = CH == 2 ? j * CH + 1 : b0;
+                    const int first = int((w[b0 >> 2] >> ((b0 & 3) * 8)) & 0xffu);
+                    const int second = int((w[b1 >> 2] >> ((b1 & 3) * 8)) & 0xffu);
+                    const int v[1] = {CH == 2 && p.lumaChannel == 1 ? second : first};
+                    countValues(c + j, y, v);
                 }
             } else {
-                for (int x = max(c, x0); x < min(c + 16, x1); ++x) count(x, y, row + reflect101(x, p.width));
+                for (int x = max(c, x0); x < min(c + PPC, x1); ++x)
+                    count(x, y, row + std::size_t(reflect101(x, p.width)) * CH);
             }
         }
     } else {
@@ -511,9 +521,10 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
     }
 }
 
-// 1-channel u8 with 16-byte aligned rows: 16 pixels per thread. Global: one LUT; CLAHE: the tile LUTs, staged in
-// shared memory when they fit (SHARED), else read through the read-only cache.
-template <bool CLAHE, bool SHARED>
+// u8 with 16-byte aligned rows, 1 channel or Y/chroma pairs (CH = 2: p.lumaChannel mapped, the other copied): 16
+// bytes per thread. Global: one LUT; CLAHE: the tile LUTs, staged in shared memory when they fit (SHARED), else read
+// through the read-only cache.
+template <int CH, bool CLAHE, bool SHARED>
 __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) {
     extern __shared__ std::uint8_t sLut[];
     const std::uint8_t* gLut = static_cast<const std::uint8_t*>(p.luts);
@@ -524,10 +535,12 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
         __syncthreads();
     }
     const std::uint8_t* lut = SHARED ? sLut : gLut;
-    const int x = (blockIdx.x * 32 + threadIdx.x) * 16, y = blockIdx.y * 8 + threadIdx.y;
+    constexpr int PPC = 16 / CH;
+    const int x = (blockIdx.x * 32 + threadIdx.x) * PPC, y = blockIdx.y * 8 + threadIdx.y;
     if (x >= p.width || y >= p.height) return;
-    const std::uint8_t* in = rowOf<std::uint8_t>(p.src, p.srcPitch, y) + x;
-    std::uint8_t* out = const_cast<std::uint8_t*>(rowOf<std::uint8_t>(p.dst, p.dstPitch, y)) + x;
+    const std::uint8_t* in = rowOf<std::uint8_t>(p.src, p.srcPitch, y) + std::size_t(x) * CH;
+    std::uint8_t* out = const_cast<std::uint8_t*>(rowOf<std::uint8_t>(p.dst, p.dstPitch, y)) + std::size_t(x) * CH;
+    auto mapped = [&](int b) { return CH == 1 || b % CH == p.lumaChannel; };  // byte b of the chunk
     float ya = 0, ya1 = 0;
     int rowA = 0, rowB = 0;
     if constexpr (CLAHE) {
@@ -550,7 +563,7 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
             return unsigned(saturateRound(__fadd_rn(__fmul_rn(top, ya1), __fmul_rn(bottom, ya)), 255));
         }
     };
-    if (x + 16 <= p.width) {
+    if (x + PPC <= p.width) {
         const uint4 q = *reinterpret_cast<const uint4*>(in);  // plain load: src may be dst (in place)
         const unsigned w[4] = {q.x, q.y, q.z, q.w};
         unsigned r[4];
@@ -558,11 +571,14 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
         for (int j = 0; j < 4; ++j) {
             r[j] = 0;
 #pragma unroll
-            for (int b = 0; b < 4; ++b) r[j] |= map(x + j * 4 + b, (w[j] >> (8 * b)) & 0xffu) << (8 * b);
+            for (int b = 0; b < 4; ++b) {
+                const unsigned v = (w[j] >> (8 * b)) & 0xffu;
+                r[j] |= (mapped(j * 4 + b) ? map(x + (j * 4 + b) / CH, v) : v) << (8 * b);
+            }
         }
         *reinterpret_cast<uint4*>(out) = make_uint4(r[0], r[1], r[2], r[3]);
     } else {
-        for (int j = 0; x + j < p.width; ++j) out[j] = std::uint8_t(map(x + j, in[j]));
+        for (int b = 0; x + b / CH < p.width; ++b) out[b] = mapped(b) ? std::uint8_t(map(x + b / CH, in[b])) : in[b];
     }
 }
 
@@ -827,7 +843,7 @@ template <typename T, int CH, HisteqKind KIND>
 void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     const dim3 grid(p.splits, p.tilesX * p.tilesY);
     const bool stats = p.statsAccumulator != nullptr && p.clahe;  // global: from the histogram, in its last block
-    if constexpr (CH == 1 && sizeof(T) == 1) {
+    if constexpr ((CH == 1 || CH == 2) && sizeof(T) == 1) {
         if (p.vectorized) {
             if (stats) histogramKernel<T, CH, KIND, true, true><<<grid, kThreads, 0, stream>>>(p);
             else histogramKernel<T, CH, KIND, true, false><<<grid, kThreads, 0, stream>>>(p);
@@ -843,13 +859,14 @@ constexpr int kSharedLutLimit = 48 * 1024;
 template <typename T, int CH, HisteqKind KIND>
 void applyTyped(const HisteqParams& p, cudaStream_t stream) {
     const dim3 block(32, 8);
-    if constexpr (CH == 1 && sizeof(T) == 1) {
+    if constexpr ((CH == 1 || CH == 2) && sizeof(T) == 1) {
         if (p.vectorized) {
-            const dim3 grid((((p.width + 15) / 16) + 31) / 32, (p.height + 7) / 8);
+            constexpr int PPC = 16 / CH;
+            const dim3 grid((((p.width + PPC - 1) / PPC) + 31) / 32, (p.height + 7) / 8);
             const int lutBytes = p.clahe ? p.tilesX * p.tilesY * 256 : 256;
-            if (!p.clahe) applyGray8Vec<false, true><<<grid, block, lutBytes, stream>>>(p);
-            else if (lutBytes <= kSharedLutLimit) applyGray8Vec<true, true><<<grid, block, lutBytes, stream>>>(p);
-            else applyGray8Vec<true, false><<<grid, block, 0, stream>>>(p);
+            if (!p.clahe) applyGray8Vec<CH, false, true><<<grid, block, lutBytes, stream>>>(p);
+            else if (lutBytes <= kSharedLutLimit) applyGray8Vec<CH, true, true><<<grid, block, lutBytes, stream>>>(p);
+            else applyGray8Vec<CH, true, false><<<grid, block, 0, stream>>>(p);
             return;
         }
     }
