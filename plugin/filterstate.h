@@ -36,6 +36,7 @@ struct PushedFrame {
     GstVideoFrame inFrame{};  // mapped
     std::shared_ptr<FilterWork> work;
     std::shared_ptr<FrameFence> fence;
+    int slot = -1;
 };
 
 // Owned by the streaming thread (stop() touches it only under the sink stream lock).

@@ -105,6 +105,19 @@ void release_finished_pushed(StreamState& st, bool all) {
     }
 }
 
+// Before a frame starts in `slot`: the pushed frame that used the slot last (and those before it) must be done, since
+// the slot's host staging area is rewritten by the CPU when the new frame starts.
+void release_pushed_through_slot(StreamState& st, int slot) {
+    std::size_t through = 0;
+    for (std::size_t i = 0; i < st.pushedUnfinished.size(); ++i)
+        if (st.pushedUnfinished[i].slot == slot) through = i + 1;
+    for (; through > 0; --through) {
+        st.pushedUnfinished.front().fence->wait();
+        release_pushed(st.pushedUnfinished.front());
+        st.pushedUnfinished.pop_front();
+    }
+}
+
 // Frees replaced work objects. The last reference to one goes once no frame in flight uses it, so its GPU work is
 // done, and its destructor frees its memory stream-ordered (cuda_raii.hpp, LastUse) without waiting for the device:
 // frames of other slots and other elements keep running.
@@ -217,7 +230,7 @@ GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
         --st.framesQueued;
         gst_video_frame_unmap(&done.outFrame);
         buffer_add_frame_fence(done.out, done.outFence);
-        st.pushedUnfinished.push_back({done.in, done.inFrame, std::move(done.work), std::move(done.outFence)});
+        st.pushedUnfinished.push_back({done.in, done.inFrame, std::move(done.work), std::move(done.outFence), done.slot});
         *outbuf = done.out;
         release_finished_pushed(st, false);
         collect_retired(st);
@@ -369,6 +382,7 @@ GstFlowReturn submit_frame(GstCudaFilter* self, GstBuffer* inbuf) {
     frame.slot = int(st.nextSlot++ % guint64(st.depth));
     frame.work = st.work;
     frame.fenceOut = st.fenceDownstream && frame.outDevice && !frame.work->readsResultsWhenDone();
+    release_pushed_through_slot(st, frame.slot);
     frame.index = st.submitted;
 #ifdef CUDAFILTERS_TEST_SEAM
     if (G_UNLIKELY(st.fault != nullptr)) st.fault->submitted = st.submitted;
