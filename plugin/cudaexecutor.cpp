@@ -30,19 +30,19 @@ constexpr std::size_t kPitchAlign = 256;
 
 std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
+// True once the work before `event` is over (finished or failed: a failure is reported where it is waited for).
+bool eventDone(cudaEvent_t event) noexcept {
+    if (cudaEventQuery(event) != cudaErrorNotReady) return true;
+    cudaGetLastError();
+    return false;
+}
+
 // A fence on a frame's work: an event of its own (the slot's is recorded again by the slot's next frame).
 class CudaFrameFence final : public FrameFence {
 public:
     CudaFrameFence() : event_(cudafilters::Event::create()) {}
     void* event() const override { return event_.get(); }
-    bool done() noexcept override {
-        const cudaError_t status = cudaEventQuery(event_.get());
-        if (status == cudaErrorNotReady) {
-            cudaGetLastError();
-            return false;
-        }
-        return true;
-    }
+    bool done() noexcept override { return eventDone(event_.get()); }
     void wait() noexcept override {
         if (cudaEventSynchronize(event_.get()) != cudaSuccess) cudaGetLastError();
     }
@@ -210,7 +210,7 @@ public:
         faultPoint(FaultCall::Stream, frame.index);
         checkCuda(cudaEventRecord(slot.done.get(), stream), "cudaEventRecord");
         if (frame.fenceOut) {
-            auto fence = std::make_shared<CudaFrameFence>();
+            std::shared_ptr<CudaFrameFence> fence = freeFence();
             checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(fence->event()), stream), "cudaEventRecord (fence)");
             frame.outFence = std::move(fence);
         }
@@ -218,12 +218,7 @@ public:
 
     bool ready(const FrameInFlight& frame) override {
         selectDevice();
-        const cudaError_t status = cudaEventQuery(slots_.at(frame.slot).done.get());
-        if (status == cudaErrorNotReady) {
-            cudaGetLastError();
-            return false;
-        }
-        return true;  // complete() reports an error
+        return eventDone(slots_.at(frame.slot).done.get());  // complete() reports an error
     }
 
     void complete(FrameInFlight& frame) override {
@@ -272,11 +267,21 @@ private:
         return staged;
     }
 
+    // A fence no buffer holds any more (only this pool does), or a new one: no event is created per frame once as many
+    // exist as fenced frames are out at once.
+    std::shared_ptr<CudaFrameFence> freeFence() {
+        for (const std::shared_ptr<CudaFrameFence>& fence : fences_)
+            if (fence.use_count() == 1) return fence;
+        fences_.push_back(std::make_shared<CudaFrameFence>());
+        return fences_.back();
+    }
+
     int device_;
     driver::Context context_;  // null: the device's primary context
     Side in_, out_;
     bool sameLayout_ = true;
     std::vector<Slot> slots_;
+    std::vector<std::shared_ptr<CudaFrameFence>> fences_;
 };
 
 }  // namespace

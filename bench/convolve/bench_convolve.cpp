@@ -19,6 +19,7 @@
 #include <cudafilters/error.hpp>
 #include <cudafilters/presets.hpp>
 
+#include "../common/kernel_timing.hpp"
 #include "convolve_launch.hpp"
 
 #include <cuda_runtime.h>
@@ -94,38 +95,10 @@ std::vector<Plane> randomFrames(int count, int width, int height, int channels, 
     return frames;
 }
 
-// Two figures per launch, each the median over opt.runs launches rotating over the input frames:
-//  - gpu: a 256 MB device memset is queued ahead of the start event, so the GPU is still busy when the host
-//    enqueues start, the launch and stop: the interval is the kernel's own time on the GPU (the memset also
-//    flushes the L2, so no frame is timed from cache);
-//  - launch: start recorded on an idle GPU, launch, stop: the host's launch latency is included.
-struct Timing {
-    double gpu = -1;
-    double launch = -1;
-};
+using Timing = benchcommon::KernelTiming;
 
 Timing medianMicros(const std::function<void(int frame)>& launch, int frames, const Options& opt, cudaStream_t s) {
-    static DeviceBuffer flush(256u << 20);
-    Event start = Event::create(true), stop = Event::create(true);
-    for (int i = 0; i < 5; ++i) launch(i % frames);
-    CUDAFILTERS_CHECK(cudaStreamSynchronize(s));
-    Timing t;
-    for (bool busy : {true, false}) {
-        std::vector<float> times;
-        for (int i = 0; i < opt.runs; ++i) {
-            if (busy) CUDAFILTERS_CHECK(cudaMemsetAsync(flush.data(), i & 0xFF, flush.size(), s));
-            CUDAFILTERS_CHECK(cudaEventRecord(start.get(), s));
-            launch(i % frames);
-            CUDAFILTERS_CHECK(cudaEventRecord(stop.get(), s));
-            CUDAFILTERS_CHECK(cudaEventSynchronize(stop.get()));
-            float ms = 0;
-            CUDAFILTERS_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-            times.push_back(ms * 1000.f);
-        }
-        std::sort(times.begin(), times.end());
-        (busy ? t.gpu : t.launch) = times[times.size() / 2];
-    }
-    return t;
+    return benchcommon::medianKernelMicros(launch, frames, opt.runs, 5, s);
 }
 
 // The definition at one pixel (double), as the reference computes it.

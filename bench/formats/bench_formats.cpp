@@ -39,6 +39,7 @@
 #include <cudafilters/histeq.hpp>
 #include <cudafilters/presets.hpp>
 
+#include "../common/kernel_timing.hpp"
 #include "convolve_launch.hpp"
 
 #include <cuda_runtime.h>
@@ -442,33 +443,10 @@ std::string verify(const Format& format, const Work& work, const DeviceFrame& in
     return {};
 }
 
-struct Timing {
-    double busy = -1;  // GPU busy before the start event: the GPU's own time, L2 flushed
-    double idle = -1;  // started on an idle GPU: launch latency included
-};
+using Timing = benchcommon::KernelTiming;
 
 Timing medianMicros(const std::function<void(int)>& frame, int frames, const Options& opt, cudaStream_t s) {
-    static DeviceBuffer flush(256u << 20);
-    Event start = Event::create(true), stop = Event::create(true);
-    for (int i = 0; i < 10; ++i) frame(i % frames);
-    CUDAFILTERS_CHECK(cudaStreamSynchronize(s));
-    Timing t;
-    for (bool busy : {true, false}) {
-        std::vector<float> times;
-        for (int i = 0; i < opt.runs; ++i) {
-            if (busy) CUDAFILTERS_CHECK(cudaMemsetAsync(flush.data(), i & 0xFF, flush.size(), s));
-            CUDAFILTERS_CHECK(cudaEventRecord(start.get(), s));
-            frame(i % frames);
-            CUDAFILTERS_CHECK(cudaEventRecord(stop.get(), s));
-            CUDAFILTERS_CHECK(cudaEventSynchronize(stop.get()));
-            float ms = 0;
-            CUDAFILTERS_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-            times.push_back(ms * 1000.f);
-        }
-        std::sort(times.begin(), times.end());
-        (busy ? t.busy : t.idle) = times[times.size() / 2];
-    }
-    return t;
+    return benchcommon::medianKernelMicros(frame, frames, opt.runs, 10, s);
 }
 
 struct Row {
@@ -605,7 +583,7 @@ int main(int argc, char** argv) {
                 const Timing t = medianMicros(
                     [&](int k) { work.gpu(in[std::size_t(k)], out, reinterpret_cast<GpuStream>(s)); }, opt.frames, opt, s);
                 std::printf("checked: %s %s %s: 0 differing samples; %.1f us\n", c.filter, size.c_str(), format.c_str(),
-                            t.busy);
+                            t.gpu);
                 std::fflush(stdout);
                 rows.push_back({c.filter, size, format, c.reference, t, work.bytes, work.calls});
             }
@@ -618,9 +596,9 @@ int main(int argc, char** argv) {
             for (const Row& q : rows)
                 if (q.filter == r.filter && q.size == r.size && q.format == r.reference) ref = &q;
             const std::string ratio =
-                ref ? fixed(r.t.busy / ref->t.busy, 2) + " (vs " + r.reference + ")" : std::string("-");
+                ref ? fixed(r.t.gpu / ref->t.gpu, 2) + " (vs " + r.reference + ")" : std::string("-");
             std::printf("| %s | %s | %s | %.1f | %.2f | %.1f | %s | %.1f |\n", r.filter.c_str(), r.size.c_str(),
-                        r.format.c_str(), r.t.busy, r.bytes / 1e6, r.bytes / (r.t.busy * 1e3), ratio.c_str(), r.t.idle);
+                        r.format.c_str(), r.t.gpu, r.bytes / 1e6, r.bytes / (r.t.gpu * 1e3), ratio.c_str(), r.t.launch);
         }
         std::printf("\nengine calls per frame (path: the CUDA convolver's kernel path for that view)\n\n"
                     "| case | size | format | calls |\n|---|---|---|---|\n");

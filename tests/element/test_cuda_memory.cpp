@@ -8,6 +8,7 @@
 #include "../../plugin/framefence.h"
 
 #include <atomic>
+#include <functional>
 
 namespace elementtest {
 namespace {
@@ -75,9 +76,12 @@ bool bufferIsCudaMemory(GstBuffer* buffer) {
 }
 
 // Runs `launch` (elements of ours, backend given by `backend`) in a harness on `frames`; returns the outputs.
+// `prepare` sees the harness before its caps are set (probes).
 std::vector<GstBuffer*> runChain(const std::string& launch, const std::string& caps, const std::vector<GstBuffer*>& frames,
-                                 const char* sinkCaps = nullptr, GstHarness** keep = nullptr) {
+                                 const char* sinkCaps = nullptr, GstHarness** keep = nullptr,
+                                 const std::function<void(GstHarness*)>& prepare = {}) {
     GstHarness* h = gst_harness_new_parse(launch.c_str());
+    if (prepare) prepare(h);
     gst_harness_set_src_caps_str(h, caps.c_str());
     if (sinkCaps) gst_harness_set_sink_caps_str(h, sinkCaps);
     std::vector<GstBuffer*> out;
@@ -336,19 +340,14 @@ TEST(CudaMemory, OurNeighboursGetFencedFramesOthersCompleteOnes) {
     for (int depth : {1, 2, 4}) {
         for (const char* sinkCaps : {(const char*)nullptr, "video/x-raw(memory:CUDAMemory),format=RGBA,width=1283,height=721"}) {
             SCOPED_TRACE(::testing::Message() << "depth " << depth << (sinkCaps ? ", sink in CUDA memory" : ", sink in system memory"));
-            GstHarness* h = gst_harness_new_parse(chain("cuda", " pipeline-depth=" + std::to_string(depth)).c_str());
             FenceWatch ab, bc, out;
-            ab.watch(h->element, "a");
-            bc.watch(h->element, "b");
-            out.watch(h->element, "c");
-            gst_harness_set_src_caps_str(h, capsString("RGBA", 1283, 721).c_str());
-            if (sinkCaps) gst_harness_set_sink_caps_str(h, sinkCaps);
-            std::vector<GstBuffer*> got;
-            for (GstBuffer* f : frames) {
-                ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(f)), GST_FLOW_OK);
-                while (GstBuffer* b = gst_harness_try_pull(h)) got.push_back(b);
-            }
-            got = finish(h, got);
+            std::vector<GstBuffer*> got = runChain(chain("cuda", " pipeline-depth=" + std::to_string(depth)),
+                                                   capsString("RGBA", 1283, 721), frames, sinkCaps, nullptr,
+                                                   [&](GstHarness* h) {
+                                                       ab.watch(h->element, "a");
+                                                       bc.watch(h->element, "b");
+                                                       out.watch(h->element, "c");
+                                                   });
             ASSERT_EQ(got.size(), expected.size());
             for (std::size_t i = 0; i < got.size(); ++i) {
                 EXPECT_EQ(GST_BUFFER_PTS(got[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
@@ -362,7 +361,6 @@ TEST(CudaMemory, OurNeighboursGetFencedFramesOthersCompleteOnes) {
                 << "some frame must leave before its GPU work is over (else the host waited)";
             EXPECT_EQ(out.buffers.load(), n);
             EXPECT_EQ(out.fenced.load(), 0) << "towards a neighbour that is not ours: complete frames, no fence";
-            gst_harness_teardown(h);
             unrefAll(got);
         }
     }
@@ -379,16 +377,10 @@ TEST(CudaMemory, StatisticsKeepFramesUntilTheyAreComplete) {
     gchar* cpu = g_strdup_printf(launch, "cpu", "cpu");
     gchar* cuda = g_strdup_printf(launch, "cuda", "cuda");
     std::vector<GstBuffer*> expected = runChain(cpu, capsString("NV12", 640, 360), frames);
-    GstHarness* h = gst_harness_new_parse(cuda);
     FenceWatch ab;
-    ab.watch(h->element, "a");
-    gst_harness_set_src_caps_str(h, capsString("NV12", 640, 360).c_str());
-    std::vector<GstBuffer*> got;
-    for (GstBuffer* f : frames) {
-        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(f)), GST_FLOW_OK);
-        while (GstBuffer* b = gst_harness_try_pull(h)) got.push_back(b);
-    }
-    got = finish(h, got);
+    GstHarness* h = nullptr;
+    std::vector<GstBuffer*> got = runChain(cuda, capsString("NV12", 640, 360), frames, nullptr, &h,
+                                           [&](GstHarness* harness) { ab.watch(harness->element, "a"); });
     GstElement* a = gst_bin_get_by_name(GST_BIN(h->element), "a");
     EXPECT_TRUE(padCarriesCudaMemory(a, "src"));
     gst_object_unref(a);
