@@ -35,6 +35,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace cudafilters;
@@ -419,7 +420,7 @@ int main(int argc, char** argv) {
         Plane grayOut = makePlane(w, h, 1), rgbOut = makePlane(w, h, 3), rgbaOut = makePlane(w, h, 4);
 
         // What this timing method gives for work that costs (almost) nothing, and for moving the frame once:
-        // a 1-byte memset and a device-to-device copy of the GRAY8 frame.
+        // a 1-byte memset and a device-to-device copy of the GRAY8, RGB and RGBA frames.
         {
             Row floor;
             floor.path = "floor: 1-byte memset";
@@ -427,15 +428,18 @@ int main(int argc, char** argv) {
             floor.ours = medianMicros([&](int) { CUDAFILTERS_CHECK(cudaMemsetAsync(grayOut.view.data, 0, 1, s)); },
                                       1, opt, s);
             rows.push_back(floor);
-            floor.path = "floor: GRAY8 frame copy";
-            floor.ours = medianMicros(
-                [&](int f) {
-                    const ImageView& v = gray[std::size_t(f)].view;
-                    CUDAFILTERS_CHECK(cudaMemcpy2DAsync(grayOut.view.data, grayOut.view.pitch, v.data, v.pitch,
-                                                        v.rowBytes(), v.height, cudaMemcpyDeviceToDevice, s));
-                },
-                int(gray.size()), opt, s);
-            rows.push_back(floor);
+            for (auto [name, in, out] : {std::tuple{"GRAY8", &gray, &grayOut}, {"RGB", &rgb, &rgbOut},
+                                         {"RGBA", &rgba, &rgbaOut}}) {
+                floor.path = std::string("floor: ") + name + " frame copy";
+                floor.ours = medianMicros(
+                    [&, in = in, out = out](int f) {
+                        const ImageView& v = (*in)[std::size_t(f)].view;
+                        CUDAFILTERS_CHECK(cudaMemcpy2DAsync(out->view.data, out->view.pitch, v.data, v.pitch,
+                                                            v.rowBytes(), v.height, cudaMemcpyDeviceToDevice, s));
+                    },
+                    int(in->size()), opt, s);
+                rows.push_back(floor);
+            }
         }
         for (int k : ks) {
             auto run = [&](const std::string& path, ConvolvePlan plan, std::vector<Plane>& in,
