@@ -438,6 +438,7 @@ TEST_P(SmallDirectKernel, MatchesReference) {
     const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
     cuda_detail::KernelVariants variants;
     variants.smallDirect = c.variant;
+    variants.grayTile = -1;  // (the default, taken ahead of this kernel)
     EXPECT_TRUE(cuda_detail::smallDirectApplies(c.k, 1, frame, variants.smallDirect));
     EXPECT_EQ(cuda_detail::smallDirectApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.smallDirect),
               c.width * c.height >= 4000000);
@@ -533,7 +534,8 @@ TEST_P(InterleavedKernel, MatchesReference) {
     EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 1, frame, -1, false));
     EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 2, frame, 0, false));
     EXPECT_EQ(cuda_detail::grayTileApplies(c.k, 1, frame, 0), gray);
-    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.grayTile));
+    EXPECT_EQ(cuda_detail::grayTileApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.grayTile), gray);
+    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 1, frame, -1));
     EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 2, frame, 0));
     cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
@@ -834,7 +836,8 @@ TEST(CudaConvolver, RejectsOverlappingImages) {
 #endif
 }
 
-// A variant asked of the convolver itself: the barrier-free K = 3 kernel on a small frame, and the tiled kernel only.
+// A variant asked of the convolver itself: the barrier-free K = 3 kernel on a small frame, and the tiled kernel only
+// (the one-channel tile kernel off).
 TEST(CudaConvolver, VariantsChosenPerInstance) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -846,6 +849,7 @@ TEST(CudaConvolver, VariantsChosenPerInstance) {
     for (int v : {-1, 0, 1}) {
         cuda_detail::KernelVariants variants;
         variants.smallDirect = v;
+        variants.grayTile = -1;
         const Difference d = compareImages(runCuda(*cuda_detail::makeCudaConvolver(plan, variants), src), expected);
         EXPECT_EQ(d.differing, 0) << "variant " << v << ": " << describe(d);
     }

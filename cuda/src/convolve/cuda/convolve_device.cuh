@@ -22,7 +22,18 @@ template <typename T> __device__ __forceinline__ T* dstRow(const ConvFrame& f, i
 }
 
 // combined response → + bias, |.|, round half to even to a level, saturate, stored as level << shift.
+// 8-bit samples (255 levels, no shift) take one conversion for the rounding and both saturations: cvt.rni.sat.u8
+// rounds half to even and clamps to 0 … 255, NaN to 0, as finishSample does.
 template <typename T> __device__ __forceinline__ T finish(const ConvFrame& f, float value) {
+    if constexpr (sizeof(T) == 1) {
+        if (f.maxLevel == 255 && f.shift == 0) {
+            value += f.bias;
+            if (f.absolute) value = fabsf(value);
+            unsigned short level;
+            asm("cvt.rni.sat.u8.f32 %0, %1;" : "=h"(level) : "f"(value));
+            return static_cast<T>(level);
+        }
+    }
     return static_cast<T>(finishSample<float>(value, f.bias, f.absolute != 0, f.maxLevel, f.shift));
 }
 

@@ -65,9 +65,12 @@ struct KernelVariants {
     int interleaved = 0;
     // The one-channel instance of the interleaved direct kernel for u8 K = 3 and 5 (128 × 16 tiles, one output row
     // per thread: fewer registers and more blocks per SM than the tiled kernel's 128 × 32 tiles, whose 4 blocks per
-    // SM left it latency-bound): 0 takes it for every one-channel frame with one kernel (ahead of the barrier-free
-    // K = 3 kernel), -1 never (the default until it is measured).
-    int grayTile = -1;
+    // SM left it latency-bound): 0 (the default) takes it for every one-channel frame with one kernel, ahead of the
+    // barrier-free K = 3 kernel, and for separable plans of one channel with K ≤ 5 on their full K × K taps (as the
+    // interleaved kernels do); -1 never. H200, same run (2026-11-24, fifth session), GRAY8 direct 1080p K = 3 / 5:
+    // 9.9 / 10.9 µs against 11.3 / 12.3 for the previous default, 4K 22.5 / 27.6 against 24.0 / 29.6; Gaussian
+    // (separable plan) 1080p 11.2 / 11.5 and 4K 27.4 / 29.0 µs on the separable kernel.
+    int grayTile = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 3;

@@ -187,6 +187,10 @@ private:
                                       stream, variants_);
             break;
         case Path::Separable:
+            // One u8 channel with K ≤ 5: the one-channel tile kernel on the full taps (KernelVariants::grayTile).
+            if (plan_.type == SampleType::U8 && plan_.kernelWidth <= 5 &&
+                cuda_detail::launchGrayTileU8(plan_.kernelWidth, 1, f, taps_.data(), stream, variants_.grayTile))
+                break;
             // Interleaved u8 pixels with K ≤ 9: one tile load for every channel (KernelVariants::interleaved)
             // instead of one separable grid layer per channel.
             if (plan_.type == SampleType::U8 &&
