@@ -23,7 +23,9 @@ template <typename T> __device__ __forceinline__ T* dstRow(const ConvFrame& f, i
 
 // combined response → + bias, |.|, round half to even to a level, saturate, stored as level << shift.
 // 8-bit samples (255 levels, no shift) take one conversion for the rounding and both saturations: cvt.rni.sat.u8
-// rounds half to even and clamps to 0 … 255, NaN to 0, as finishSample does.
+// rounds half to even and clamps to 0 … 255, NaN to 0, as finishSample does. (H200: 4K RGBA 3 × 3 56.9 → 50.9 µs.
+// Clamping with fminf/fmaxf and rounding by adding 1.5 · 2^23, with no conversion instruction at all, measured slower:
+// 58.2 µs.)
 template <typename T> __device__ __forceinline__ T finish(const ConvFrame& f, float value) {
     if constexpr (sizeof(T) == 1) {
         if (f.maxLevel == 255 && f.shift == 0) {
