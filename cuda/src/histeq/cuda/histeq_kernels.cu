@@ -17,6 +17,9 @@ namespace {
 
 constexpr int kThreads = 256;      // both passes; the LUT builder assumes bins % kThreads == 0
 constexpr int kSubHistograms = 4;  // privatised copies per block (warp w uses copy w % 4)
+// u16 samples of up to 12 bits (10-bit formats: 1024 bins) count in shared memory too (dynamic: kSubHistograms ×
+// bins words, 16 KB for 10 bits); deeper ones (65 536 bins) in global memory.
+constexpr int kMaxSharedBins16 = 4096;
 
 template <typename T> struct SampleTraits;
 template <> struct SampleTraits<std::uint8_t> {
@@ -255,10 +258,11 @@ template <typename T, int CH, HisteqKind KIND, bool VEC, bool STATS>
 __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p) {
     constexpr int K = equalizedChannels(KIND);
     const int bins = binsOf<T>(p);
-    constexpr bool kShared = sizeof(T) == 1;
-    constexpr int kSharedBins = kShared ? K * kSubHistograms * 256 : 1;
+    constexpr bool kShared8 = sizeof(T) == 1;
+    constexpr int kStaticBins = kShared8 ? K * kSubHistograms * 256 : 1;
 
-    __shared__ unsigned sHist[kSharedBins];
+    __shared__ unsigned sHist[kStaticBins];
+    extern __shared__ unsigned dynHist[];  // u16 with bins <= kMaxSharedBins16 (K = 1)
     __shared__ unsigned sStats[STATS ? 256 : 1];
     __shared__ unsigned long long sSum;
     __shared__ unsigned sMin, sMax, sCount;
@@ -271,8 +275,13 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     const int y0 = ty * p.tileHeight, y1 = y0 + p.tileHeight;
     const int tiles = p.tilesX * p.tilesY;
 
-    if constexpr (kShared)
-        for (int i = threadIdx.x; i < kSharedBins; i += kThreads) sHist[i] = 0;
+    // Shared counting: always for u8; for u16 when the depth's bins fit (the same for the whole grid).
+    const bool shared = kShared8 || (K == 1 && bins <= kMaxSharedBins16);
+    if constexpr (kShared8) {
+        for (int i = threadIdx.x; i < kStaticBins; i += kThreads) sHist[i] = 0;
+    } else if (shared) {
+        for (int i = threadIdx.x; i < kSubHistograms * bins; i += kThreads) dynHist[i] = 0;
+    }
     if constexpr (STATS) {
         for (int i = threadIdx.x; i < 256; i += kThreads) sStats[i] = 0;
         if (threadIdx.x == 0) {
@@ -285,6 +294,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     __syncthreads();
 
     unsigned* myHist = sHist + ((threadIdx.x >> 5) % kSubHistograms) * 256;
+    unsigned* myDynHist = dynHist + ((threadIdx.x >> 5) % kSubHistograms) * bins;
     std::uint32_t* gHist = p.hist + std::size_t(tile) * bins;  // channel k adds k * tiles * bins
     unsigned long long tSum = 0;
     unsigned tMin = 0xffffffffu, tMax = 0, tCount = 0;
@@ -292,7 +302,8 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     auto countValues = [&](int x, int y, const int (&v)[K]) {
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-            if constexpr (kShared) atomicAdd(&myHist[k * kSubHistograms * 256 + v[k]], 1u);
+            if constexpr (kShared8) atomicAdd(&myHist[k * kSubHistograms * 256 + v[k]], 1u);
+            else if (shared) atomicAdd(&myDynHist[v[k]], 1u);
             else atomicAdd(&gHist[std::size_t(k) * tiles * bins + v[k]], 1u);
             if constexpr (STATS) {
                 if (x < p.width && y < p.height) {
@@ -348,13 +359,20 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     }
     __syncthreads();
 
-    if constexpr (kShared) {
+    if constexpr (kShared8) {
         for (int i = threadIdx.x; i < K * 256; i += kThreads) {
             const int k = i >> 8, bin = i & 255;
             unsigned s = 0;
 #pragma unroll
             for (int c = 0; c < kSubHistograms; ++c) s += sHist[(k * kSubHistograms + c) * 256 + bin];
             if (s) atomicAdd(&gHist[std::size_t(k) * tiles * bins + bin], s);
+        }
+    } else if (shared) {
+        for (int bin = threadIdx.x; bin < bins; bin += kThreads) {
+            unsigned s = 0;
+#pragma unroll
+            for (int c = 0; c < kSubHistograms; ++c) s += dynHist[c * bins + bin];
+            if (s) atomicAdd(&gHist[bin], s);
         }
     }
     if constexpr (STATS) {
@@ -842,6 +860,14 @@ int globalBlocks(const HisteqParams& p) {
 template <typename T, int CH, HisteqKind KIND>
 void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     const dim3 grid(p.splits, p.tilesX * p.tilesY);
+    if constexpr (sizeof(T) == 2) {
+        const bool shared = equalizedChannels(KIND) == 1 && p.bins <= kMaxSharedBins16;
+        const std::size_t bytes = shared ? std::size_t(kSubHistograms) * p.bins * sizeof(unsigned) : 0;
+        if (p.statsAccumulator != nullptr && p.clahe)
+            histogramKernel<T, CH, KIND, false, true><<<grid, kThreads, bytes, stream>>>(p);
+        else histogramKernel<T, CH, KIND, false, false><<<grid, kThreads, bytes, stream>>>(p);
+        return;
+    }
     const bool stats = p.statsAccumulator != nullptr && p.clahe;  // global: from the histogram, in its last block
     if constexpr ((CH == 1 || CH == 2) && sizeof(T) == 1) {
         if (p.vectorized) {
