@@ -151,8 +151,8 @@ public:
             p.statsAccumulator = stats_.as<DeviceStatistics>();
             p.statsOut = p.statsAccumulator + 1;
         }
-        p.vectorized = plan_.channels <= 2 && plan_.type == SampleType::U8 && aligned16(src.data, src.pitch) &&
-                       aligned16(dst.data, dst.pitch);
+        p.vectorized = (plan_.type == SampleType::U8 ? plan_.channels <= 2 : plan_.channels == 1) &&
+                       aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
 
         if (frames_ > 0) CUDAFILTERS_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
         if (blockLutApplies()) {

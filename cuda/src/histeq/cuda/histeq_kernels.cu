@@ -323,9 +323,9 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     };
 
     if constexpr (VEC) {
-        // 16 / CH pixels per item from 16-byte aligned chunks, (row, chunk) items spread over all the tile's blocks;
-        // partial chunks and padding sample by sample.
-        constexpr int PPC = 16 / CH;
+        // 16 / (CH · sample size) pixels per item from 16-byte aligned chunks, (row, chunk) items spread over all the
+        // tile's blocks; partial chunks and padding sample by sample.
+        constexpr int PPC = 16 / (CH * int(sizeof(T)));
         const int c0 = x0 & ~(PPC - 1);
         const int chunks = (x1 - c0 + PPC - 1) / PPC;
         const int items = chunks * (y1 - y0);
@@ -337,13 +337,19 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
                 const unsigned w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
                 for (int j = 0; j < PPC; ++j) {
-                    // The equalized byte of pixel j, chosen without indexing by the run-time luma channel (an
-                    // array indexed so would live in local memory).
-                    const int b0 = j * CH, b1 = CH == 2 ? j * CH + 1 : b0;
-                    const int first = int((w[b0 >> 2] >> ((b0 & 3) * 8)) & 0xffu);
-                    const int second = int((w[b1 >> 2] >> ((b1 & 3) * 8)) & 0xffu);
-                    const int v[1] = {CH == 2 && p.lumaChannel == 1 ? second : first};
-                    countValues(c + j, y, v);
+                    if constexpr (sizeof(T) == 2) {  // one channel: sample j as a level of the real depth
+                        const int sample = int((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu);
+                        const int v[1] = {min(sample >> p.shift, bins - 1)};
+                        countValues(c + j, y, v);
+                    } else {
+                        // The equalized byte of pixel j, chosen without indexing by the run-time luma channel (an
+                        // array indexed so would live in local memory).
+                        const int b0 = j * CH, b1 = CH == 2 ? j * CH + 1 : b0;
+                        const int first = int((w[b0 >> 2] >> ((b0 & 3) * 8)) & 0xffu);
+                        const int second = int((w[b1 >> 2] >> ((b1 & 3) * 8)) & 0xffu);
+                        const int v[1] = {CH == 2 && p.lumaChannel == 1 ? second : first};
+                        countValues(c + j, y, v);
+                    }
                 }
             } else {
                 for (int x = max(c, x0); x < min(c + PPC, x1); ++x)
@@ -536,6 +542,43 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
         }
 #pragma unroll
         for (int c = 0; c < CH; ++c) out[c] = o[c];
+    }
+}
+
+// One u16 channel with 16-byte aligned rows: 8 samples per thread, one 16-byte load and store (the same arithmetic as
+// applyKernel, which took one sample per thread).
+template <bool CLAHE>
+__global__ void __launch_bounds__(kThreads) applyGray16Vec(const HisteqParams p) {
+    const std::uint16_t* luts = static_cast<const std::uint16_t*>(p.luts);
+    const int bins = p.bins;
+    const int x = (blockIdx.x * 32 + threadIdx.x) * 8, y = blockIdx.y * 8 + threadIdx.y;
+    if (x >= p.width || y >= p.height) return;
+    const std::uint16_t* in = rowOf<std::uint16_t>(p.src, p.srcPitch, y) + x;
+    std::uint16_t* out = const_cast<std::uint16_t*>(rowOf<std::uint16_t>(p.dst, p.dstPitch, y)) + x;
+    const int n = min(8, p.width - x);
+    unsigned w[4] = {0, 0, 0, 0};
+    if (n == 8) {
+        const uint4 q = __ldg(reinterpret_cast<const uint4*>(in));
+        w[0] = q.x;
+        w[1] = q.y;
+        w[2] = q.z;
+        w[3] = q.w;
+    } else {
+        for (int j = 0; j < n; ++j) w[j >> 1] |= unsigned(in[j]) << ((j & 1) * 16);
+    }
+    unsigned o[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        const int v = min(int((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu) >> p.shift, bins - 1);
+        int e;
+        if constexpr (CLAHE) e = blend<std::uint16_t>(luts, bins, claheWeights(p, x + j, y), v);
+        else e = __ldg(&luts[v]);
+        o[j >> 1] |= (unsigned(e << p.shift) & 0xffffu) << ((j & 1) * 16);
+    }
+    if (n == 8) {
+        *reinterpret_cast<uint4*>(out) = make_uint4(o[0], o[1], o[2], o[3]);
+    } else {
+        for (int j = 0; j < n; ++j) out[j] = std::uint16_t(o[j >> 1] >> ((j & 1) * 16));
     }
 }
 
@@ -863,8 +906,15 @@ void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     if constexpr (sizeof(T) == 2) {
         const bool shared = equalizedChannels(KIND) == 1 && p.bins <= kMaxSharedBins16;
         const std::size_t bytes = shared ? std::size_t(kSubHistograms) * p.bins * sizeof(unsigned) : 0;
-        if (p.statsAccumulator != nullptr && p.clahe)
-            histogramKernel<T, CH, KIND, false, true><<<grid, kThreads, bytes, stream>>>(p);
+        const bool stats = p.statsAccumulator != nullptr && p.clahe;
+        if constexpr (CH == 1) {
+            if (p.vectorized) {
+                if (stats) histogramKernel<T, CH, KIND, true, true><<<grid, kThreads, bytes, stream>>>(p);
+                else histogramKernel<T, CH, KIND, true, false><<<grid, kThreads, bytes, stream>>>(p);
+                return;
+            }
+        }
+        if (stats) histogramKernel<T, CH, KIND, false, true><<<grid, kThreads, bytes, stream>>>(p);
         else histogramKernel<T, CH, KIND, false, false><<<grid, kThreads, bytes, stream>>>(p);
         return;
     }
@@ -893,6 +943,14 @@ void applyTyped(const HisteqParams& p, cudaStream_t stream) {
             if (!p.clahe) applyGray8Vec<CH, false, true><<<grid, block, lutBytes, stream>>>(p);
             else if (lutBytes <= kSharedLutLimit) applyGray8Vec<CH, true, true><<<grid, block, lutBytes, stream>>>(p);
             else applyGray8Vec<CH, true, false><<<grid, block, 0, stream>>>(p);
+            return;
+        }
+    }
+    if constexpr (CH == 1 && sizeof(T) == 2) {
+        if (p.vectorized) {
+            const dim3 grid((((p.width + 7) / 8) + 31) / 32, (p.height + 7) / 8);
+            if (p.clahe) applyGray16Vec<true><<<grid, block, 0, stream>>>(p);
+            else applyGray16Vec<false><<<grid, block, 0, stream>>>(p);
             return;
         }
     }

@@ -59,7 +59,7 @@ struct HisteqParams {
     std::uint32_t* lutState = nullptr;       // [K][tiles][bins]
     DeviceStatistics* statsAccumulator = nullptr;  // null: no statistics
     DeviceStatistics* statsOut = nullptr;
-    bool vectorized = false;  // 1-channel u8 with 16-byte aligned rows
+    bool vectorized = false;  // u8 of 1 or 2 channels, or one u16 channel, with 16-byte aligned rows
     // GlobalVariant::BlockLut (global u8 planes): the frame's histogram is p.hist (256 bins); the histogram kernel
     // zeroes histNext, the other buffer of the pair, for the next frame.
     std::uint32_t* histNext = nullptr;
