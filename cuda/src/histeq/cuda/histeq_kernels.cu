@@ -81,8 +81,8 @@ template <typename T> __device__ __forceinline__ const T* rowOf(const void* base
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// LUT construction for one tile of one equalized channel, by a whole block (kThreads threads, bins / kThreads
-// consecutive bins each). `h` is the tile's histogram in global memory; it is left zeroed.
+// LUT construction for one tile of one equalized channel, by a whole block (kThreads threads, every kThreads-th bin
+// each). `h` is the tile's histogram in global memory; it is left zeroed.
 
 __device__ unsigned blockSum(unsigned v, unsigned* scratch) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -104,8 +104,8 @@ __device__ unsigned blockMin(unsigned v, unsigned* scratch) {
     return m;
 }
 
-// Exclusive prefix over threads of `v`.
-__device__ unsigned blockExclusiveScan(unsigned v, unsigned* scratch) {
+// Inclusive prefix over threads of `v`; `total` gets the block's sum.
+__device__ unsigned blockInclusiveScan(unsigned v, unsigned* scratch, unsigned& total) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     unsigned x = v;
     for (int o = 1; o < 32; o <<= 1) {
@@ -115,20 +115,27 @@ __device__ unsigned blockExclusiveScan(unsigned v, unsigned* scratch) {
     __syncthreads();
     if (lane == 31) scratch[warp] = x;
     __syncthreads();
-    unsigned offset = 0;
-    for (int w = 0; w < warp; ++w) offset += scratch[w];
-    return offset + x - v;
+    unsigned offset = 0, all = 0;
+    for (int w = 0; w < kThreads / 32; ++w) {
+        const unsigned s = scratch[w];
+        if (w < warp) offset += s;
+        all += s;
+    }
+    total = all;
+    return offset + x;
 }
 
+// Thread t takes bins t, t + kThreads, t + 2 · kThreads, …: neighbouring threads read neighbouring words. (Each
+// thread used to own bins / kThreads consecutive bins: with 65 536 bins every warp load touched 32 lines.) The LUT
+// takes the inclusive prefix of the (clipped) histogram chunk by chunk, kThreads bins at a time.
 template <typename T>
 __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, unsigned long long* histState,
                              std::uint32_t* lutState, unsigned* scratch) {
     const int bins = binsOf<T>(p);
-    const int per = bins / kThreads;
-    const int begin = threadIdx.x * per;
+    const int begin = threadIdx.x;
 
     if (p.smoothTarget == 1) {
-        for (int i = begin; i < begin + per; ++i) {
+        for (int i = begin; i < bins; i += kThreads) {
             const unsigned long long x = (unsigned long long)__ldcg(&h[i]) << 16;
             const unsigned long long s =
                 p.first ? x : ((unsigned long long)p.alphaFixed * histState[i] +
@@ -138,13 +145,12 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         }
     }
 
-    unsigned local = 0;
     if (p.clahe) {
         // Clip and redistribute exactly as cv::createCLAHE.
         unsigned clipped = 0;
         const unsigned limit = unsigned(p.clipLimit);
         if (p.clipLimit > 0)
-            for (int i = begin; i < begin + per; ++i) {
+            for (int i = begin; i < bins; i += kThreads) {
                 const unsigned v = __ldcg(&h[i]);
                 if (v > limit) clipped += v - limit;
             }
@@ -152,24 +158,22 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         const unsigned batch = clipped / bins;
         const unsigned residual = clipped - batch * bins;
         const unsigned step = residual ? max(unsigned(bins) / residual, 1u) : 1u;
-        for (int i = begin; i < begin + per; ++i) {
+        unsigned carry = 0;
+        for (int i = begin; i < bins; i += kThreads) {  // bins % kThreads == 0: every thread takes part
             unsigned v = __ldcg(&h[i]);
             if (p.clipLimit > 0) {
                 v = min(v, limit) + batch;
                 if (residual && unsigned(i) % step == 0 && unsigned(i) / step < residual) ++v;
             }
-            h[i] = v;
-            local += v;
-        }
-        unsigned sum = blockExclusiveScan(local, scratch);
-        for (int i = begin; i < begin + per; ++i) {
-            sum += h[i];
+            unsigned chunk;
+            const unsigned sum = carry + blockInclusiveScan(v, scratch, chunk);
+            carry += chunk;
             lut[i] = T(saturateRound(__fmul_rn(float(sum), p.lutScale), bins - 1));
         }
     } else {
         // cv::equalizeHist: first occupied bin maps to 0, a single occupied level maps to itself.
-        unsigned first = 0xffffffffu;
-        for (int i = begin; i < begin + per; ++i) {
+        unsigned local = 0, first = 0xffffffffu;
+        for (int i = begin; i < bins; i += kThreads) {
             const unsigned v = __ldcg(&h[i]);
             local += v;
             if (v && first == 0xffffffffu) first = i;
@@ -180,16 +184,18 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         // before the scan's barriers (reading it after the scan raced with that zeroing: a lagging warp could read 0
         // and build a wrong LUT, seen only when warps are reordered, e.g. under compute-sanitizer).
         const unsigned h0 = i0 == 0xffffffffu ? 0u : __ldcg(&h[i0]);
-        unsigned sum = blockExclusiveScan(local, scratch);
         const core::EqualizeTerms terms = core::equalizeTerms(bins, i0 == 0xffffffffu ? bins : int(i0), h0, total);
-        for (int i = begin; i < begin + per; ++i) {
-            sum += h[i];
+        unsigned carry = 0;
+        for (int i = begin; i < bins; i += kThreads) {  // bins % kThreads == 0: every thread takes part
+            unsigned chunk;
+            const unsigned sum = carry + blockInclusiveScan(__ldcg(&h[i]), scratch, chunk);
+            carry += chunk;
             lut[i] = T(core::equalizedLevel(terms, bins, i, sum));
         }
     }
 
     if (p.smoothTarget == 2) {
-        for (int i = begin; i < begin + per; ++i) {
+        for (int i = begin; i < bins; i += kThreads) {
             const unsigned long long x = (unsigned long long)lut[i] << 16;
             const unsigned long long s =
                 p.first ? x : ((unsigned long long)p.alphaFixed * lutState[i] +
@@ -200,7 +206,7 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
     }
     // No thread may read a bin of h once its owner has zeroed it (the scratch left zeroed for the next frame).
     __syncthreads();
-    for (int i = begin; i < begin + per; ++i) h[i] = 0;
+    for (int i = begin; i < bins; i += kThreads) h[i] = 0;
 }
 
 // Global mode: the frame's statistics follow from its K histograms (no per-pixel work). Each of the block's first
