@@ -125,6 +125,22 @@ __device__ unsigned blockInclusiveScan(unsigned v, unsigned* scratch, unsigned& 
     return offset + x;
 }
 
+// Calls f(i, h[i]) for this thread's bins i = t, t + kThreads, … in order, every thread the same number of times
+// (bins % kThreads == 0), with the loads of 8 chunks issued together: f's block scans wait at barriers, and one load
+// of the histogram at a time left each of them waiting for L2.
+template <typename F> __device__ __forceinline__ void forChunks(const std::uint32_t* h, int bins, F f) {
+    constexpr int kAhead = 8;
+    for (int base = 0; base < bins; base += kAhead * kThreads) {
+        unsigned v[kAhead];
+#pragma unroll
+        for (int j = 0; j < kAhead; ++j)
+            if (base + j * kThreads < bins) v[j] = __ldcg(&h[base + j * kThreads + threadIdx.x]);
+#pragma unroll
+        for (int j = 0; j < kAhead; ++j)
+            if (base + j * kThreads < bins) f(base + j * kThreads + int(threadIdx.x), v[j]);
+    }
+}
+
 // Thread t takes bins t, t + kThreads, t + 2 · kThreads, …: neighbouring threads read neighbouring words. (Each
 // thread used to own bins / kThreads consecutive bins: with 65 536 bins every warp load touched 32 lines.) The LUT
 // takes the inclusive prefix of the (clipped) histogram chunk by chunk, kThreads bins at a time.
@@ -159,8 +175,7 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         const unsigned residual = clipped - batch * bins;
         const unsigned step = residual ? max(unsigned(bins) / residual, 1u) : 1u;
         unsigned carry = 0;
-        for (int i = begin; i < bins; i += kThreads) {  // bins % kThreads == 0: every thread takes part
-            unsigned v = __ldcg(&h[i]);
+        forChunks(h, bins, [&](int i, unsigned v) {
             if (p.clipLimit > 0) {
                 v = min(v, limit) + batch;
                 if (residual && unsigned(i) % step == 0 && unsigned(i) / step < residual) ++v;
@@ -169,7 +184,7 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
             const unsigned sum = carry + blockInclusiveScan(v, scratch, chunk);
             carry += chunk;
             lut[i] = T(saturateRound(__fmul_rn(float(sum), p.lutScale), bins - 1));
-        }
+        });
     } else {
         // cv::equalizeHist: first occupied bin maps to 0, a single occupied level maps to itself.
         unsigned local = 0, first = 0xffffffffu;
@@ -186,12 +201,12 @@ __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, un
         const unsigned h0 = i0 == 0xffffffffu ? 0u : __ldcg(&h[i0]);
         const core::EqualizeTerms terms = core::equalizeTerms(bins, i0 == 0xffffffffu ? bins : int(i0), h0, total);
         unsigned carry = 0;
-        for (int i = begin; i < bins; i += kThreads) {  // bins % kThreads == 0: every thread takes part
+        forChunks(h, bins, [&](int i, unsigned v) {
             unsigned chunk;
-            const unsigned sum = carry + blockInclusiveScan(__ldcg(&h[i]), scratch, chunk);
+            const unsigned sum = carry + blockInclusiveScan(v, scratch, chunk);
             carry += chunk;
             lut[i] = T(core::equalizedLevel(terms, bins, i, sum));
-        }
+        });
     }
 
     if (p.smoothTarget == 2) {
