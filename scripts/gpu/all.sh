@@ -65,7 +65,7 @@ if step sanitize; then
         --gtest_filter='*Strides*:Sizes.*' >"$out/san-element-strides-memcheck.log" 2>&1
     summary+=("memcheck element strides/8K: $(sanitizer_line $? "$out/san-element-strides-memcheck.log")")
     for tool in memcheck racecheck initcheck synccheck; do
-        timeout 100 $cs --tool $tool build-payload/tests/histeq-gpu-tests --gtest_brief=1 \
+        timeout 240 $cs --tool $tool build-payload/tests/histeq-gpu-tests --gtest_brief=1 \
             --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*:HisteqGpuRetune.*:HisteqGpu.TenBit*:HisteqGpu.LumaPairs*:HisteqGpuGlobalVariants.*' >"$out/san-histeq-$tool.log" 2>&1
         summary+=("$tool histeq: $(sanitizer_line $? "$out/san-histeq-$tool.log")")
     done
