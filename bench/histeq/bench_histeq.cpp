@@ -7,6 +7,7 @@
 // against the reference on one frame (0 differing pixels) after poisoning the output.
 //
 // usage: bench-histeq [--runs N] [--frames N]
+#include "../common/kernel_timing.hpp"
 #include "histeq_launch.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
@@ -73,22 +74,11 @@ std::vector<std::uint8_t> download(const Plane& p) {
     return host;
 }
 
+// Warm-up, then the median of launches on an idle GPU (host launch latency included; bench-convolve's "launch").
 double medianMicroseconds(int runs, int frames, cudaStream_t stream, const std::function<void(int)>& work) {
-    Event start = Event::create(true), stop = Event::create(true);
     for (int i = 0; i < 10; ++i) work(i % frames);
     CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));
-    std::vector<double> t;
-    for (int i = 0; i < runs; ++i) {
-        CUDAFILTERS_CHECK(cudaEventRecord(start.get(), stream));
-        work(i % frames);
-        CUDAFILTERS_CHECK(cudaEventRecord(stop.get(), stream));
-        CUDAFILTERS_CHECK(cudaEventSynchronize(stop.get()));
-        float ms = 0;
-        CUDAFILTERS_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        t.push_back(ms * 1000.0);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return benchcommon::medianEventMicros(work, frames, runs, false, stream);
 }
 
 std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, detail::GlobalVariant variant) {

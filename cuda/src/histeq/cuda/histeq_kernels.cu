@@ -924,31 +924,20 @@ int globalBlocks(const HisteqParams& p) {
 template <typename T, int CH, HisteqKind KIND>
 void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     const dim3 grid(p.splits, p.tilesX * p.tilesY);
-    if constexpr (sizeof(T) == 2) {
-        const bool shared = equalizedChannels(KIND) == 1 && p.bins <= kMaxSharedBins16;
-        const std::size_t bytes = shared ? std::size_t(kSubHistograms) * p.bins * sizeof(unsigned) : 0;
-        const bool stats = p.statsAccumulator != nullptr && p.clahe;
-        if constexpr (CH == 1) {
-            if (p.vectorized) {
-                if (stats) histogramKernel<T, CH, KIND, true, true><<<grid, kThreads, bytes, stream>>>(p);
-                else histogramKernel<T, CH, KIND, true, false><<<grid, kThreads, bytes, stream>>>(p);
-                return;
-            }
-        }
-        if (stats) histogramKernel<T, CH, KIND, false, true><<<grid, kThreads, bytes, stream>>>(p);
-        else histogramKernel<T, CH, KIND, false, false><<<grid, kThreads, bytes, stream>>>(p);
-        return;
-    }
     const bool stats = p.statsAccumulator != nullptr && p.clahe;  // global: from the histogram, in its last block
-    if constexpr ((CH == 1 || CH == 2) && sizeof(T) == 1) {
+    // u8 counts in a static shared array; u16 of up to kMaxSharedBins16 bins in dynamic shared memory.
+    const bool dynamicShared = sizeof(T) == 2 && equalizedChannels(KIND) == 1 && p.bins <= kMaxSharedBins16;
+    const std::size_t bytes = dynamicShared ? std::size_t(kSubHistograms) * p.bins * sizeof(unsigned) : 0;
+    constexpr bool kVectorizable = sizeof(T) == 1 ? (CH == 1 || CH == 2) : CH == 1;  // 16-byte chunks
+    if constexpr (kVectorizable) {
         if (p.vectorized) {
-            if (stats) histogramKernel<T, CH, KIND, true, true><<<grid, kThreads, 0, stream>>>(p);
-            else histogramKernel<T, CH, KIND, true, false><<<grid, kThreads, 0, stream>>>(p);
+            if (stats) histogramKernel<T, CH, KIND, true, true><<<grid, kThreads, bytes, stream>>>(p);
+            else histogramKernel<T, CH, KIND, true, false><<<grid, kThreads, bytes, stream>>>(p);
             return;
         }
     }
-    if (stats) histogramKernel<T, CH, KIND, false, true><<<grid, kThreads, 0, stream>>>(p);
-    else histogramKernel<T, CH, KIND, false, false><<<grid, kThreads, 0, stream>>>(p);
+    if (stats) histogramKernel<T, CH, KIND, false, true><<<grid, kThreads, bytes, stream>>>(p);
+    else histogramKernel<T, CH, KIND, false, false><<<grid, kThreads, bytes, stream>>>(p);
 }
 
 constexpr int kSharedLutLimit = 48 * 1024;
