@@ -496,8 +496,8 @@ int main(int argc, char** argv) {
             ConvolveDesc g = presetDesc(Preset::Gaussian, k);
             g.border = Border::Replicate;
             ConvolvePlan sepPlan = ConvolvePlan::make(g, SampleType::U8, 1);
-            if (k >= 15) {
-                for (int v = 0; v < cuda_detail::kSeparableVariants; ++v) {
+            if (k >= 7) {  // the tilings from K = 15, the streaming kernel (3, 4) from K = 7
+                for (int v = k >= 15 ? 0 : 3; v < cuda_detail::kSeparableVariants - 1; ++v) {
                     cuda_detail::KernelVariants variants;
                     variants.separable = v;
                     run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);
@@ -572,10 +572,19 @@ int main(int argc, char** argv) {
                 for (int v : {2, 1, 3}) {
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = v;
+                    variants.separable = 2;  // the per-channel tile kernel under 2
                     run(std::string("RGBA gaussian ") + (v == 2   ? "per-channel separable"
                                                           : v == 1 ? "interleaved direct"
                                                                    : "interleaved separable"),
                         rgPlan, rgba, rgbaHost, rgbaOut, variants);
+                }
+                for (int v : {3, 4}) {  // the streaming separable kernel (one grid for every channel)
+                    if (k < 7) break;
+                    cuda_detail::KernelVariants variants;
+                    variants.interleaved = 2;
+                    variants.separable = v;
+                    run("RGBA gaussian streaming separable variant " + std::to_string(v), rgPlan, rgba, rgbaHost,
+                        rgbaOut, variants);
                 }
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);
 #ifdef CUDAFILTERS_HAVE_NPP

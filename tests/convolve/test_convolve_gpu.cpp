@@ -648,7 +648,7 @@ TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
 #endif
 }
 
-// The separable kernel's tilings (64 × 32, 64 × 64 for u8 K = 31, the size-based default), over the shapes of the
+// Every separable variant (the tile kernel's tilings, the streaming kernel, the default), over the shapes of the
 // separable sweep.
 TEST(SeparableVariants, TallTilesMatchReference) {
     SKIP_WITHOUT_DEVICE();
@@ -679,6 +679,87 @@ TEST(SeparableVariants, TallTilesMatchReference) {
                 const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
                 EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << ": " << describe(diff);
             }
+#endif
+}
+
+// The streaming separable kernel (KernelVariants::separable 3, 4 and where the default 5 takes it) sums as the tile
+// kernel does: the same bytes on
+// every shape, channel count and mask it is compiled for, and within 1 of the reference. Frames of one chunk or less,
+// odd pitches (sample by sample loads), strips narrower than a word at the right edge, a channel neither filtered nor
+// copied (kept as dst holds it), and a frame tall enough for several segments per strip.
+TEST(SeparableStream, SameBytesAsTheTileKernel) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Shape {
+        int w, h, ch;
+        SampleType type;
+        Border border;
+        unsigned mask, copy;
+        bool odd;
+    };
+    const Shape shapes[] = {
+        {385, 289, 1, SampleType::U8, Border::Replicate, 1, 0, false},
+        {1921, 1081, 1, SampleType::U8, Border::Reflect101, 1, 0, false},
+        {200, 150, 1, SampleType::U8, Border::Reflect, 1, 0, true},
+        {7, 3, 1, SampleType::U8, Border::Constant, 1, 0, false},
+        {1, 1, 1, SampleType::U8, Border::Wrap, 1, 0, false},
+        {66, 700, 1, SampleType::U8, Border::Wrap, 1, 0, false},
+        {97, 61, 1, SampleType::U16, Border::Constant, 1, 0, true},
+        {517, 263, 1, SampleType::U16, Border::Reflect101, 1, 0, false},
+        {193, 97, 2, SampleType::U8, Border::Replicate, 3, 0, false},
+        {131, 77, 2, SampleType::U16, Border::Reflect, 3, 0, true},
+        {259, 130, 3, SampleType::U8, Border::Reflect101, 7, 0, true},
+        {385, 289, 4, SampleType::U8, Border::Replicate, 7, 8, false},
+        {130, 70, 4, SampleType::U8, Border::Wrap, 0xB, 4, false},
+        {98, 45, 4, SampleType::U8, Border::Constant, 0x5, 0x2, true},
+        {61, 33, 3, SampleType::U8, Border::Reflect, 0x2, 0, false},
+    };
+    for (int k : {7, 9, 15, 31})
+        for (const Shape& c : shapes) {
+            ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
+            d.border = c.border;
+            d.borderValue = c.type == SampleType::U8 ? 200 : 50000;
+            d.bias = 3;
+            d.channelMask = c.mask;
+            d.copyMask = c.copy;
+            const ConvolvePlan plan = ConvolvePlan::make(d, c.type, c.ch);
+            ASSERT_TRUE(plan.separable);
+            HostImage input(c.w, c.h, c.ch, c.type);
+            input.fillRandom(k * 13 + c.w + c.ch);
+            DevicePlane src(c.w, c.h, c.ch, c.type, c.odd);
+            src.upload(input);
+            std::vector<HostImage> outs;
+            for (int v : {0, 3, 4, 5}) {
+                DevicePlane dst(c.w, c.h, c.ch, c.type, c.odd);
+                dst.poisonRows();
+                const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+                cuda_detail::KernelVariants variants;
+                variants.separable = v;
+                cuda_detail::launchSeparable(c.type, k, frame, plan.row.data(), plan.column.data(), nullptr,
+                                             variants);
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                EXPECT_TRUE(dst.paddingIntact());
+                outs.push_back(dst.download());
+            }
+            const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                     "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask) + " copy " +
+                                     std::to_string(c.copy);
+            for (int i : {1, 2, 3}) {
+                const Difference same = compareImages(outs[i], outs[0]);
+                EXPECT_EQ(same.differing, 0) << what << " variant " << i + 2 << ": " << describe(same);
+            }
+            if (c.copy == (((1u << c.ch) - 1u) & ~c.mask)) {
+                const Difference diff = compareImages(outs[1], runBackend(Backend::Reference, plan, input));
+                EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
+            }
+        }
+    // Where no streaming kernel is compiled (K = 3, 5; u16 of 3 or 4 channels) the tile kernel runs.
+    cuda_detail::ConvFrame shape;
+    shape.width = shape.height = 8;
+    shape.inChannels = shape.outChannels = 4;
+    const std::vector<float> taps(31, 1.f / 31);
+    EXPECT_FALSE(cuda_detail::launchSeparableStream(SampleType::U8, 5, shape, taps.data(), taps.data(), nullptr, 1));
+    EXPECT_FALSE(cuda_detail::launchSeparableStream(SampleType::U16, 31, shape, taps.data(), taps.data(), nullptr, 1));
 #endif
 }
 

@@ -52,9 +52,15 @@ struct KernelVariants {
     // The barrier-free small-K direct kernel: 0 takes it for every K = 3 frame it applies to, 1 for frames of
     // 4 Mpixel and more, -1 never (the tiled kernel).
     int smallDirect = 1;
-    // The separable kernel's tiling: 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8 K = 31, 2: 64 x 64 for u8 K = 31 on
-    // frames of 4 Mpixel and more.
-    int separable = 2;
+    // The separable kernels. The tile kernel (convolve_separable.cu): 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8
+    // K = 31, 2: 64 x 64 for u8 K = 31 on frames of 4 Mpixel and more. The streaming kernel
+    // (convolve_separable_stream.cu, K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2), with row segments
+    // sized for one wave (3) or two (4) of blocks. 5 (the default), the measured best: the streaming kernel for 2 to
+    // 4 channels from K = 15 and for one channel at K = 31 on frames of 4 Mpixel and more (two waves there, one
+    // below), else as 2. H200, 2026-11-24 (sixth session): 4K RGBA Gaussian K = 15 / 31 181 / 259 µs against the
+    // per-channel tile kernel's 212 / 354, 1080p K = 31 85 against 98; 4K GRAY8 K = 31 61 against 66; the tile
+    // kernel stays faster for one channel at K = 7 … 15 and at 1080p.
+    int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
     // Separable plans: 0 the measured best (the interleaved direct kernel on the full K × K taps for K ≤ 5, the
@@ -73,7 +79,7 @@ struct KernelVariants {
     int grayTile = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kSeparableVariants = 3;
+constexpr int kSeparableVariants = 6;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
 // Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
@@ -85,6 +91,11 @@ void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, cons
 // Fused separable K×K: row pass into shared memory, column pass from it. row and column: k floats each.
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                      cudaStream_t stream, const KernelVariants& variants = {});
+
+// The streaming separable kernel: launches it and returns true where one is compiled for (type, k, channels), else
+// returns false and launches nothing. waves: how many waves of blocks the row segments are sized for.
+bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                           cudaStream_t stream, int waves);
 
 // Any size up to kMaxKernelSize, any bank, MultiChannel: reads global memory through borderIndex.
 // deviceTaps: the plan's kernels concatenated (kernelCount × kw × kh floats) in device memory.

@@ -125,7 +125,7 @@ template <typename T>
 void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const float* column, cudaStream_t s,
                           int variant) {
     if constexpr (sizeof(T) == 1) {
-        const bool tall = variant == 1 || (variant == 2 && std::int64_t(frame.width) * frame.height >= 4000000);
+        const bool tall = variant == 1 || (variant != 0 && std::int64_t(frame.width) * frame.height >= 4000000);
         if (tall && k == 31) return launchSeparableT<T, 31, 64>(frame, row, column, s);
     }
     switch (k) {
@@ -143,6 +143,11 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                      cudaStream_t stream, const KernelVariants& variants) {
+    const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
+    const int v = variants.separable;
+    const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));
+    if (streaming && launchSeparableStream(type, k, frame, row, column, stream, v == 3 ? 1 : v == 4 ? 2 : large ? 2 : 1))
+        return;
     if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream, variants.separable);
     else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream, variants.separable);
 }

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Streaming fused separable K×K correlation. Each block walks a strip of TW pixels down a segment of rows, CH source
+// rows at a time: the next chunk's source words are loaded into registers while the row pass of the current chunk
+// runs, and the row pass writes a ring of K − 1 + CH intermediate rows that the column pass reads. Every intermediate
+// row is computed once per segment, where the 64 × 32 tiles of convolve_separable.cu recompute K − 1 halo rows for
+// every 32 output rows (at K = 31 that is 91 FMA per output instead of 62 plus the segment's halo). All channels of a
+// pixel come in one load and are held planar in shared memory, one plane per filtered channel; channels copied
+// unfiltered are copied from global memory. The sums are the tile kernel's, in the same order: the same bytes.
+#include "convolve_device.cuh"
+
+#include <algorithm>
+#include <atomic>
+
+namespace cudafilters::cuda_detail {
+namespace {
+
+template <typename T, int K, int C> struct StreamConfig {
+    static constexpr int TW = 64;                     // strip width, pixels
+    static constexpr int PX = 8;                      // row pass: outputs per thread
+    static constexpr int PYC = 8;                     // column pass: outputs per thread
+    static constexpr int BANDS = C >= 3 ? 1 : 4 / C;  // column pass: PYC-row bands per chunk (C × TW × BANDS ≤ 256)
+    static constexpr int CH = PYC * BANDS;            // source rows per chunk
+    static constexpr int R = K / 2;
+    static constexpr int RA = roundUp4(R);            // halo rounded up: strips start on 4-pixel boundaries
+    static constexpr int D = RA - R;
+    static constexpr int NV = (D + PX + K - 1 + 3) / 4;
+    static constexpr int COLS = TW + 2 * RA;          // source pixels per strip row
+    static constexpr int S = roundUpStride(maxOf(COLS, TW - PX + 4 * NV));  // source plane stride (floats)
+    static constexpr int RING = K - 1 + CH;           // intermediate rows held
+    static constexpr int WINDOW = PYC + K - 1;        // rows one column-pass thread reads
+    static constexpr int MIRROR = WINDOW - 1;         // ring rows also stored after the ring: no window wraps
+    static constexpr int SM = roundUpStride(TW);      // intermediate plane stride
+    static constexpr int GROUPS = TW / PX;
+    static constexpr int WORDS = COLS * C * int(sizeof(T)) / 4;  // 4-byte words per strip row
+    static constexpr int PER = (CH * WORDS + kBlockThreads - 1) / kBlockThreads;
+    static constexpr int SAMPLES = 4 / int(sizeof(T));  // samples per word
+    static constexpr std::size_t planeBytes() {
+        return (std::size_t(CH) * S + std::size_t(RING + MIRROR) * SM) * sizeof(float);
+    }
+    static_assert(CH % 8 == 0 && COLS % 4 == 0);
+    static_assert(C * TW * BANDS <= kBlockThreads && C * CH * GROUPS <= kBlockThreads);
+};
+
+template <int K> struct StreamParams {
+    ConvFrame f;
+    float row[K];
+    float column[K];
+    int segment;  // output rows per block, a multiple of CH
+    int planes;   // filtered channels
+};
+
+// Plane of channel ch (its rank among the filtered channels), or -1.
+__device__ __forceinline__ int planeOf(unsigned mask, int ch) {
+    return ((mask >> ch) & 1u) ? __popc(mask & ((1u << ch) - 1u)) : -1;
+}
+
+template <typename T, int K, int C>
+__global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const __grid_constant__ StreamParams<K> p) {
+    using Cfg = StreamConfig<T, K, C>;
+    extern __shared__ float4 smem4[];
+    const ConvFrame& f = p.f;
+    const int planes = p.planes;
+    const unsigned mask = f.mask & ((1u << C) - 1u);
+    const unsigned copy = f.copy & ~mask & ((1u << C) - 1u);
+    float* src = reinterpret_cast<float*>(smem4);  // planes × CH × S
+    float* mid = src + planes * Cfg::CH * Cfg::S;  // planes × (RING + MIRROR) × SM
+    const int x0 = int(blockIdx.x) * Cfg::TW;
+    const int y0 = int(blockIdx.y) * p.segment;
+    const int outRows = min(p.segment, f.height - y0);
+    const int total = outRows + K - 1;  // intermediate row i: the row pass of source row y0 − R + i
+    const int ax = x0 - Cfg::RA;        // first source pixel of the strip
+    const long rowBytes = long(f.width) * C * long(sizeof(T));
+    const long strip0 = long(ax) * C * long(sizeof(T));
+    const bool words = f.rowAlign >= 4;
+
+    // Source words of the chunk starting at intermediate row `first` into registers (0 where the edge path applies).
+    unsigned raw[Cfg::PER];
+    auto fetch = [&](int first, int rows) {
+#pragma unroll
+        for (int it = 0; it < Cfg::PER; ++it) {
+            const int idx = int(threadIdx.x) + it * kBlockThreads;
+            raw[it] = 0u;
+            if (idx < rows * Cfg::WORDS) {
+                const int r = idx / Cfg::WORDS, w = idx - r * Cfg::WORDS;
+                const int gy = borderIndex(y0 - Cfg::R + first + r, f.height, f.border);
+                const long b = strip0 + 4L * w;
+                if (words && gy >= 0 && b >= 0 && b + 4 <= rowBytes)
+                    raw[it] = __ldg(reinterpret_cast<const unsigned*>(f.src + std::size_t(gy) * f.srcPitch + b));
+            }
+        }
+    };
+    // Those words as floats into the planes; words across the frame edge (or on unaligned rows) sample by sample.
+    auto store = [&](int first, int rows) {
+#pragma unroll
+        for (int it = 0; it < Cfg::PER; ++it) {
+            const int idx = int(threadIdx.x) + it * kBlockThreads;
+            if (idx >= rows * Cfg::WORDS) break;
+            const int r = idx / Cfg::WORDS, w = idx - r * Cfg::WORDS;
+            const int gy = borderIndex(y0 - Cfg::R + first + r, f.height, f.border);
+            const long b = strip0 + 4L * w;
+            const bool fast = words && gy >= 0 && b >= 0 && b + 4 <= rowBytes;
+            float v[Cfg::SAMPLES];
+#pragma unroll
+            for (int e = 0; e < Cfg::SAMPLES; ++e) {
+                const int s = w * Cfg::SAMPLES + e, px = s / C, ch = s - px * C;
+                if (fast) {
+                    v[e] = sizeof(T) == 1 ? wordSample(raw[it], e) : float((raw[it] >> (16 * e)) & 0xFFFFu);
+                } else {
+                    const int gx = borderIndex(ax + px, f.width, f.border);
+                    v[e] = (gy < 0 || gx < 0) ? f.borderValue : float(srcRow<T>(f, gy)[gx * C + ch]);
+                }
+            }
+            if constexpr (C == 1 && sizeof(T) == 1) {
+                *reinterpret_cast<float4*>(src + r * Cfg::S + 4 * w) = make_float4(v[0], v[1], v[2], v[3]);
+            } else {
+                // Channels copied unfiltered go to dst from here, on the source rows that are output rows.
+                const int yo = first + r - Cfg::R;
+                const bool outputRow = yo >= 0 && yo < outRows;
+#pragma unroll
+                for (int e = 0; e < Cfg::SAMPLES; ++e) {
+                    const int s = w * Cfg::SAMPLES + e, px = s / C, ch = s - px * C;
+                    const int plane = planeOf(mask, ch);
+                    if (plane >= 0) {
+                        src[(plane * Cfg::CH + r) * Cfg::S + px] = v[e];
+                    } else if (((copy >> ch) & 1u) && outputRow && px >= Cfg::RA && px < Cfg::RA + Cfg::TW &&
+                               ax + px < f.width) {
+                        dstRow<T>(f, y0 + yo)[(ax + px) * f.outChannels + ch] = static_cast<T>(v[e]);
+                    }
+                }
+            }
+        }
+    };
+
+    const int chunks = (total + Cfg::CH - 1) / Cfg::CH;
+    fetch(0, min(Cfg::CH, total));
+    int outDone = 0;
+    for (int n = 0; n < chunks; ++n) {
+        const int first = n * Cfg::CH, rows = min(Cfg::CH, total - first);
+        store(first, rows);
+        __syncthreads();
+        if (n + 1 < chunks) fetch(first + Cfg::CH, min(Cfg::CH, total - first - Cfg::CH));
+
+        // Row pass: the 8 threads of a quarter warp take 8 consecutive rows (distinct banks).
+        {
+            const int w = int(threadIdx.x);
+            const int plane = w / (Cfg::CH * Cfg::GROUPS), wr = w - plane * (Cfg::CH * Cfg::GROUPS);
+            const int r = (wr & 7) + 8 * (wr / (8 * Cfg::GROUPS));
+            const int xs = ((wr >> 3) % Cfg::GROUPS) * Cfg::PX;
+            if (plane < planes && r < rows) {
+                // Each loaded sample goes into every output it reaches as it arrives (few registers live); every
+                // output still sums its taps in order kx = 0 … K − 1.
+                const float4* run = reinterpret_cast<const float4*>(src + (plane * Cfg::CH + r) * Cfg::S + xs);
+                float acc[Cfg::PX];
+#pragma unroll
+                for (int i = 0; i < Cfg::PX; ++i) acc[i] = 0.f;
+#pragma unroll
+                for (int q = 0; q < Cfg::NV; ++q) {
+                    const float4 a = run[q];
+                    const float u[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+#pragma unroll
+                        for (int i = 0; i < Cfg::PX; ++i) {
+                            const int kx = 4 * q + e - Cfg::D - i;
+                            if (kx >= 0 && kx < K) acc[i] = fmaf(p.row[kx], u[e], acc[i]);
+                        }
+                }
+                const int slot = (first + r) % Cfg::RING;
+                float4* out = reinterpret_cast<float4*>(mid + (plane * (Cfg::RING + Cfg::MIRROR) + slot) * Cfg::SM + xs);
+                const float4 lo = make_float4(acc[0], acc[1], acc[2], acc[3]);
+                const float4 hi = make_float4(acc[4], acc[5], acc[6], acc[7]);
+                out[0] = lo;
+                out[1] = hi;
+                if (slot < Cfg::MIRROR) {
+                    out[Cfg::RING * Cfg::SM / 4] = lo;
+                    out[Cfg::RING * Cfg::SM / 4 + 1] = hi;
+                }
+            }
+        }
+        __syncthreads();
+
+        // Column pass over the output rows whose K intermediate rows are now in the ring.
+        const int ready = min(outRows, first + rows - (K - 1));
+        if (ready > outDone) {
+            const int x = int(threadIdx.x) % Cfg::TW, rest = int(threadIdx.x) / Cfg::TW;
+            const int band = rest % Cfg::BANDS, plane = rest / Cfg::BANDS;
+            const int o0 = outDone + band * Cfg::PYC;
+            if (plane < planes && o0 < ready && x0 + x < f.width) {
+                const float* column = mid + (plane * (Cfg::RING + Cfg::MIRROR) + o0 % Cfg::RING) * Cfg::SM + x;
+                const int ch = __fns(mask, 0, plane + 1);
+                float acc[Cfg::PYC];
+#pragma unroll
+                for (int j = 0; j < Cfg::PYC; ++j) acc[j] = 0.f;
+#pragma unroll
+                for (int i = 0; i < Cfg::PYC + K - 1; ++i) {
+                    const float u = column[i * Cfg::SM];
+#pragma unroll
+                    for (int j = 0; j < Cfg::PYC; ++j) {
+                        const int ky = i - j;
+                        if (ky >= 0 && ky < K) acc[j] = fmaf(p.column[ky], u, acc[j]);
+                    }
+                }
+                unsigned char* out = f.dst + std::size_t(y0 + o0) * f.dstPitch + std::size_t((x0 + x) * f.outChannels + ch) * sizeof(T);
+#pragma unroll
+                for (int j = 0; j < Cfg::PYC; ++j, out += f.dstPitch)
+                    if (o0 + j < ready) *reinterpret_cast<T*>(out) = finish<T>(f, acc[j]);
+            }
+            outDone = ready;
+        }
+    }
+}
+
+// Blocks of one instance that fit an SM with `planes` planes of shared memory (asked once per instance and count).
+template <typename T, int K, int C> int blocksPerSm(int planes, std::size_t smem) {
+    static std::atomic<int> cached[C + 1] = {};
+    int n = cached[planes].load(std::memory_order_relaxed);
+    if (n == 0) {
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, separableStreamKernel<T, K, C>,
+                                                                         kBlockThreads, smem));
+        n = std::max(n, 1);
+        cached[planes].store(n, std::memory_order_relaxed);
+    }
+    return n;
+}
+
+template <typename T, int K, int C>
+void launchStreamT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves) {
+    using Cfg = StreamConfig<T, K, C>;
+    StreamParams<K> p;
+    p.f = frame;
+    for (int i = 0; i < K; ++i) {
+        p.row[i] = row[i];
+        p.column[i] = column[i];
+    }
+    p.planes = __builtin_popcount(frame.mask & ((1u << C) - 1u));
+    const std::size_t smem = std::size_t(p.planes) * Cfg::planeBytes();
+    auto kernel = separableStreamKernel<T, K, C>;
+    if (smem > 48 * 1024)
+        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    int device = 0, sms = 0;
+    CUDAFILTERS_CHECK(cudaGetDevice(&device));
+    CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    // Segments tall enough to fill `waves` waves of blocks and no more: each segment recomputes K − 1 rows.
+    const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
+    const int segments = std::max(1, sms * blocksPerSm<T, K, C>(p.planes, smem) * waves / strips);
+    const int rows = (frame.height + segments - 1) / segments;
+    p.segment = (rows + Cfg::CH - 1) / Cfg::CH * Cfg::CH;
+    const dim3 grid(strips, (frame.height + p.segment - 1) / p.segment);
+    kernel<<<grid, kBlockThreads, smem, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("separableStreamKernel");
+}
+
+template <typename T, int K>
+bool launchStreamK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t s, int waves) {
+    switch (frame.inChannels) {
+    case 1: launchStreamT<T, K, 1>(frame, row, column, s, waves); return true;
+    case 2: launchStreamT<T, K, 2>(frame, row, column, s, waves); return true;
+    case 3:
+        if constexpr (sizeof(T) == 1) {
+            launchStreamT<T, K, 3>(frame, row, column, s, waves);
+            return true;
+        }
+        return false;
+    case 4:
+        if constexpr (sizeof(T) == 1) {
+            launchStreamT<T, K, 4>(frame, row, column, s, waves);
+            return true;
+        }
+        return false;
+    default: return false;
+    }
+}
+
+template <typename T>
+bool launchStreamTyped(int k, const ConvFrame& frame, const float* row, const float* column, cudaStream_t s,
+                       int waves) {
+    switch (k) {
+    case 7: return launchStreamK<T, 7>(frame, row, column, s, waves);
+    case 9: return launchStreamK<T, 9>(frame, row, column, s, waves);
+    case 15: return launchStreamK<T, 15>(frame, row, column, s, waves);
+    case 31: return launchStreamK<T, 31>(frame, row, column, s, waves);
+    default: return false;
+    }
+}
+
+}  // namespace
+
+bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                           cudaStream_t stream, int waves) {
+    if (frame.inChannels != frame.outChannels || frame.width <= 0 || frame.height <= 0 || frame.inChannels > 4 ||
+        (frame.mask & ((1u << frame.inChannels) - 1u)) == 0u)
+        return false;
+    return type == SampleType::U8 ? launchStreamTyped<std::uint8_t>(k, frame, row, column, stream, waves)
+                                  : launchStreamTyped<std::uint16_t>(k, frame, row, column, stream, waves);
+}
+
+}  // namespace cudafilters::cuda_detail
