@@ -72,6 +72,18 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
     const long rowBytes = long(f.width) * C * long(sizeof(T));
     const long strip0 = long(ax) * C * long(sizeof(T));
     const bool words = f.rowAlign >= 4;
+    unsigned planeCode = 0;  // byte c: 1 + the plane of channel c, 0 when it is not filtered
+#pragma unroll
+    for (int c = 0; c < C; ++c) planeCode |= unsigned(planeOf(mask, c) + 1) << (8 * c);
+    // Pixel and channel of sample e of strip word w: constants but for w when whole pixels fill a word.
+    auto pixelOf = [](int w, int e) {
+        if constexpr (Cfg::SAMPLES % C == 0) return w * (Cfg::SAMPLES / C) + e / C;
+        else return (w * Cfg::SAMPLES + e) / C;
+    };
+    auto channelOf = [](int w, int e) {
+        if constexpr (Cfg::SAMPLES % C == 0) return e % C;
+        else return (w * Cfg::SAMPLES + e) % C;
+    };
 
     // Source words of the chunk starting at intermediate row `first` into registers (0 where the edge path applies).
     unsigned raw[Cfg::PER];
@@ -102,7 +114,7 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
             float v[Cfg::SAMPLES];
 #pragma unroll
             for (int e = 0; e < Cfg::SAMPLES; ++e) {
-                const int s = w * Cfg::SAMPLES + e, px = s / C, ch = s - px * C;
+                const int px = pixelOf(w, e), ch = channelOf(w, e);
                 if (fast) {
                     v[e] = sizeof(T) == 1 ? wordSample(raw[it], e) : float((raw[it] >> (16 * e)) & 0xFFFFu);
                 } else {
@@ -118,12 +130,12 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
                 const bool outputRow = yo >= 0 && yo < outRows;
 #pragma unroll
                 for (int e = 0; e < Cfg::SAMPLES; ++e) {
-                    const int s = w * Cfg::SAMPLES + e, px = s / C, ch = s - px * C;
-                    const int plane = planeOf(mask, ch);
+                    const int px = pixelOf(w, e), ch = channelOf(w, e);
+                    const int plane = int((planeCode >> (8 * ch)) & 0xFFu) - 1;
                     if (plane >= 0) {
                         src[(plane * Cfg::CH + r) * Cfg::S + px] = v[e];
-                    } else if (((copy >> ch) & 1u) && outputRow && px >= Cfg::RA && px < Cfg::RA + Cfg::TW &&
-                               ax + px < f.width) {
+                    } else if (copy != 0u && ((copy >> ch) & 1u) && outputRow && px >= Cfg::RA &&
+                               px < Cfg::RA + Cfg::TW && ax + px < f.width) {
                         dstRow<T>(f, y0 + yo)[(ax + px) * f.outChannels + ch] = static_cast<T>(v[e]);
                     }
                 }
