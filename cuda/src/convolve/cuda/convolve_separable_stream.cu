@@ -143,6 +143,14 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
         }
     };
 
+    // This thread's column-pass column, band of rows and plane.
+    const int x = int(threadIdx.x) % Cfg::TW, rest = int(threadIdx.x) / Cfg::TW;
+    const int band = rest % Cfg::BANDS, plane = rest / Cfg::BANDS;
+    const bool columnThread = plane < planes && x0 + x < f.width;
+    const float* columnMid = mid + plane * (Cfg::RING + Cfg::MIRROR) * Cfg::SM + x;
+    unsigned char* const columnDst =
+        f.dst + std::size_t((x0 + x) * f.outChannels + (columnThread ? __fns(mask, 0, plane + 1) : 0)) * sizeof(T);
+
     const int chunks = (total + Cfg::CH - 1) / Cfg::CH;
     fetch(0, min(Cfg::CH, total));
     int outDone = 0;
@@ -194,12 +202,9 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
         // Column pass over the output rows whose K intermediate rows are now in the ring.
         const int ready = min(outRows, first + rows - (K - 1));
         if (ready > outDone) {
-            const int x = int(threadIdx.x) % Cfg::TW, rest = int(threadIdx.x) / Cfg::TW;
-            const int band = rest % Cfg::BANDS, plane = rest / Cfg::BANDS;
             const int o0 = outDone + band * Cfg::PYC;
-            if (plane < planes && o0 < ready && x0 + x < f.width) {
-                const float* column = mid + (plane * (Cfg::RING + Cfg::MIRROR) + o0 % Cfg::RING) * Cfg::SM + x;
-                const int ch = __fns(mask, 0, plane + 1);
+            if (columnThread && o0 < ready) {
+                const float* column = columnMid + (o0 % Cfg::RING) * Cfg::SM;
                 float acc[Cfg::PYC];
 #pragma unroll
                 for (int j = 0; j < Cfg::PYC; ++j) acc[j] = 0.f;
@@ -212,7 +217,7 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
                         if (ky >= 0 && ky < K) acc[j] = fmaf(p.column[ky], u, acc[j]);
                     }
                 }
-                unsigned char* out = f.dst + std::size_t(y0 + o0) * f.dstPitch + std::size_t((x0 + x) * f.outChannels + ch) * sizeof(T);
+                unsigned char* out = columnDst + std::size_t(y0 + o0) * f.dstPitch;
 #pragma unroll
                 for (int j = 0; j < Cfg::PYC; ++j, out += f.dstPitch)
                     if (o0 + j < ready) *reinterpret_cast<T*>(out) = finish<T>(f, acc[j]);
