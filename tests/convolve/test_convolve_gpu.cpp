@@ -686,7 +686,8 @@ TEST(SeparableVariants, TallTilesMatchReference) {
 // kernel does: the same bytes on
 // every shape, channel count and mask it is compiled for, and within 1 of the reference. Frames of one chunk or less,
 // odd pitches (sample by sample loads), strips narrower than a word at the right edge, a channel neither filtered nor
-// copied (kept as dst holds it), and a frame tall enough for several segments per strip.
+// copied (kept as dst holds it), 4-channel rows aligned to 4 bytes but not 16 (4-byte words), and a frame tall
+// enough for several segments per strip.
 TEST(SeparableStream, SameBytesAsTheTileKernel) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -696,6 +697,7 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
         Border border;
         unsigned mask, copy;
         bool odd;
+        std::size_t pitch = 0;  // given: rows aligned to 4 bytes but not 16
     };
     const Shape shapes[] = {
         {385, 289, 1, SampleType::U8, Border::Replicate, 1, 0, false},
@@ -713,6 +715,8 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
         {130, 70, 4, SampleType::U8, Border::Wrap, 0xB, 4, false},
         {98, 45, 4, SampleType::U8, Border::Constant, 0x5, 0x2, true},
         {61, 33, 3, SampleType::U8, Border::Reflect, 0x2, 0, false},
+        {97, 53, 4, SampleType::U8, Border::Reflect101, 7, 8, false, 97 * 4 + 4},
+        {301, 40, 4, SampleType::U8, Border::Replicate, 0xF, 0, false, 301 * 4 + 8},
     };
     for (int k : {7, 9, 15, 31})
         for (const Shape& c : shapes) {
@@ -726,11 +730,11 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
             ASSERT_TRUE(plan.separable);
             HostImage input(c.w, c.h, c.ch, c.type);
             input.fillRandom(k * 13 + c.w + c.ch);
-            DevicePlane src(c.w, c.h, c.ch, c.type, c.odd);
+            DevicePlane src(c.w, c.h, c.ch, c.type, c.odd, c.pitch);
             src.upload(input);
             std::vector<HostImage> outs;
             for (int v : {0, 3, 4, 5}) {
-                DevicePlane dst(c.w, c.h, c.ch, c.type, c.odd);
+                DevicePlane dst(c.w, c.h, c.ch, c.type, c.odd, c.pitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
                 cuda_detail::KernelVariants variants;

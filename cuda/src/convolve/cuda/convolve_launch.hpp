@@ -57,7 +57,7 @@ struct KernelVariants {
     // (convolve_separable_stream.cu, K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2), with row segments
     // sized for one wave (3) or two (4) of blocks. 5 (the default), the measured best: the streaming kernel for 2 to
     // 4 channels from K = 15 and for one channel at K = 31 on frames of 4 Mpixel and more (two waves there, one
-    // below), else as 2. H200, 2026-11-24 (sixth session): 4K RGBA Gaussian K = 15 / 31 160 / 228 µs against the
+    // below), else as 2. H200, 2026-11-24 (sixth session): 4K RGBA Gaussian K = 15 / 31 152 / 228 µs against the
     // per-channel tile kernel's 212 / 354, 1080p K = 31 75 against 98; 4K GRAY8 K = 31 59 against 66; the tile
     // kernel stays faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels for colour at K ≤ 9.
     int separable = 5;

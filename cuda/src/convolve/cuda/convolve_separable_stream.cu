@@ -4,17 +4,19 @@
 // runs, and the row pass writes a ring of K − 1 + CH intermediate rows that the column pass reads. Every intermediate
 // row is computed once per segment, where the 64 × 32 tiles of convolve_separable.cu recompute K − 1 halo rows for
 // every 32 output rows (at K = 31 that is 91 FMA per output instead of 62 plus the segment's halo). All channels of a
-// pixel come in one load and are held planar in shared memory, one plane per filtered channel; channels copied
-// unfiltered are copied from global memory. The sums are the tile kernel's, in the same order: the same bytes.
+// pixel come in one load (16-byte words for 4-channel u8 rows aligned to 16 bytes, up to K = 15) and are held planar
+// in shared memory, one plane per filtered channel; channels copied unfiltered go to dst from the loaded words. The
+// sums are the tile kernel's, in the same order: the same bytes.
 #include "convolve_device.cuh"
 
 #include <algorithm>
 #include <atomic>
+#include <type_traits>
 
 namespace cudafilters::cuda_detail {
 namespace {
 
-template <typename T, int K, int C> struct StreamConfig {
+template <typename T, int K, int C, int WB_> struct StreamConfig {
     static constexpr int TW = 64;                     // strip width, pixels
     static constexpr int PX = 8;                      // row pass: outputs per thread
     static constexpr int PYC = 8;                     // column pass: outputs per thread
@@ -31,13 +33,16 @@ template <typename T, int K, int C> struct StreamConfig {
     static constexpr int MIRROR = WINDOW - 1;         // ring rows also stored after the ring: no window wraps
     static constexpr int SM = roundUpStride(TW);      // intermediate plane stride
     static constexpr int GROUPS = TW / PX;
-    static constexpr int WORDS = COLS * C * int(sizeof(T)) / 4;  // 4-byte words per strip row
+    // Source words: 16 bytes (4 pixels) for 4 u8 channels on 16-byte aligned rows, else 4 bytes.
+    static constexpr int WB = WB_;
+    using Word = typename std::conditional<WB == 16, uint4, unsigned>::type;
+    static constexpr int WORDS = COLS * C * int(sizeof(T)) / WB;  // words per strip row
     static constexpr int PER = (CH * WORDS + kBlockThreads - 1) / kBlockThreads;
-    static constexpr int SAMPLES = 4 / int(sizeof(T));  // samples per word
+    static constexpr int SAMPLES = WB / int(sizeof(T));  // samples per word
     static constexpr std::size_t planeBytes() {
         return (std::size_t(CH) * S + std::size_t(RING + MIRROR) * SM) * sizeof(float);
     }
-    static_assert(CH % 8 == 0 && COLS % 4 == 0);
+    static_assert(CH % 8 == 0 && COLS % 4 == 0 && COLS * C * int(sizeof(T)) % WB == 0);
     static_assert(C * TW * BANDS <= kBlockThreads && C * CH * GROUPS <= kBlockThreads);
 };
 
@@ -49,14 +54,24 @@ template <int K> struct StreamParams {
     int planes;   // filtered channels
 };
 
+// Sample e of a loaded word as a float (e is a constant once the callers' loops are unrolled).
+template <typename T> __device__ __forceinline__ float sampleOf(unsigned w, int e) {
+    if constexpr (sizeof(T) == 1) return wordSample(w, e);
+    else return float((w >> (16 * e)) & 0xFFFFu);
+}
+template <typename T> __device__ __forceinline__ float sampleOf(const uint4& w, int e) {
+    const unsigned part = e < 4 ? w.x : e < 8 ? w.y : e < 12 ? w.z : w.w;
+    return sampleOf<T>(part, e % 4);
+}
+
 // Plane of channel ch (its rank among the filtered channels), or -1.
 __device__ __forceinline__ int planeOf(unsigned mask, int ch) {
     return ((mask >> ch) & 1u) ? __popc(mask & ((1u << ch) - 1u)) : -1;
 }
 
-template <typename T, int K, int C>
+template <typename T, int K, int C, int WB>
 __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const __grid_constant__ StreamParams<K> p) {
-    using Cfg = StreamConfig<T, K, C>;
+    using Cfg = StreamConfig<T, K, C, WB>;
     extern __shared__ float4 smem4[];
     const ConvFrame& f = p.f;
     const int planes = p.planes;
@@ -71,7 +86,7 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
     const int ax = x0 - Cfg::RA;        // first source pixel of the strip
     const long rowBytes = long(f.width) * C * long(sizeof(T));
     const long strip0 = long(ax) * C * long(sizeof(T));
-    const bool words = f.rowAlign >= 4;
+    const bool words = f.rowAlign >= Cfg::WB;
     unsigned planeCode = 0;  // byte c: 1 + the plane of channel c, 0 when it is not filtered
 #pragma unroll
     for (int c = 0; c < C; ++c) planeCode |= unsigned(planeOf(mask, c) + 1) << (8 * c);
@@ -86,18 +101,19 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
     };
 
     // Source words of the chunk starting at intermediate row `first` into registers (0 where the edge path applies).
-    unsigned raw[Cfg::PER];
+    typename Cfg::Word raw[Cfg::PER];
     auto fetch = [&](int first, int rows) {
 #pragma unroll
         for (int it = 0; it < Cfg::PER; ++it) {
             const int idx = int(threadIdx.x) + it * kBlockThreads;
-            raw[it] = 0u;
+            raw[it] = typename Cfg::Word{};
             if (idx < rows * Cfg::WORDS) {
                 const int r = idx / Cfg::WORDS, w = idx - r * Cfg::WORDS;
                 const int gy = borderIndex(y0 - Cfg::R + first + r, f.height, f.border);
-                const long b = strip0 + 4L * w;
-                if (words && gy >= 0 && b >= 0 && b + 4 <= rowBytes)
-                    raw[it] = __ldg(reinterpret_cast<const unsigned*>(f.src + std::size_t(gy) * f.srcPitch + b));
+                const long b = strip0 + long(Cfg::WB) * w;
+                if (words && gy >= 0 && b >= 0 && b + Cfg::WB <= rowBytes)
+                    raw[it] = __ldg(
+                        reinterpret_cast<const typename Cfg::Word*>(f.src + std::size_t(gy) * f.srcPitch + b));
             }
         }
     };
@@ -109,14 +125,14 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
             if (idx >= rows * Cfg::WORDS) break;
             const int r = idx / Cfg::WORDS, w = idx - r * Cfg::WORDS;
             const int gy = borderIndex(y0 - Cfg::R + first + r, f.height, f.border);
-            const long b = strip0 + 4L * w;
-            const bool fast = words && gy >= 0 && b >= 0 && b + 4 <= rowBytes;
+            const long b = strip0 + long(Cfg::WB) * w;
+            const bool fast = words && gy >= 0 && b >= 0 && b + Cfg::WB <= rowBytes;
             float v[Cfg::SAMPLES];
 #pragma unroll
             for (int e = 0; e < Cfg::SAMPLES; ++e) {
                 const int px = pixelOf(w, e), ch = channelOf(w, e);
                 if (fast) {
-                    v[e] = sizeof(T) == 1 ? wordSample(raw[it], e) : float((raw[it] >> (16 * e)) & 0xFFFFu);
+                    v[e] = sampleOf<T>(raw[it], e);
                 } else {
                     const int gx = borderIndex(ax + px, f.width, f.border);
                     v[e] = (gy < 0 || gx < 0) ? f.borderValue : float(srcRow<T>(f, gy)[gx * C + ch]);
@@ -124,6 +140,25 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
             }
             if constexpr (C == 1 && sizeof(T) == 1) {
                 *reinterpret_cast<float4*>(src + r * Cfg::S + 4 * w) = make_float4(v[0], v[1], v[2], v[3]);
+            } else if constexpr (Cfg::WB == 16) {
+                // Four whole pixels: four consecutive samples of each plane in one store.
+                const int px = 4 * w;
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    const int plane = int((planeCode >> (8 * c)) & 0xFFu) - 1;
+                    if (plane >= 0)
+                        *reinterpret_cast<float4*>(src + (plane * Cfg::CH + r) * Cfg::S + px) =
+                            make_float4(v[c], v[C + c], v[2 * C + c], v[3 * C + c]);
+                }
+                const int yo = first + r - Cfg::R;
+                if (copy != 0u && yo >= 0 && yo < outRows) {
+#pragma unroll
+                    for (int e = 0; e < Cfg::SAMPLES; ++e) {
+                        const int q = px + e / C, ch = e % C;
+                        if (((copy >> ch) & 1u) && q >= Cfg::RA && q < Cfg::RA + Cfg::TW && ax + q < f.width)
+                            dstRow<T>(f, y0 + yo)[(ax + q) * f.outChannels + ch] = static_cast<T>(v[e]);
+                    }
+                }
             } else {
                 // Channels copied unfiltered go to dst from here, on the source rows that are output rows.
                 const int yo = first + r - Cfg::R;
@@ -186,7 +221,8 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
                         }
                 }
                 const int slot = (first + r) % Cfg::RING;
-                float4* out = reinterpret_cast<float4*>(mid + (plane * (Cfg::RING + Cfg::MIRROR) + slot) * Cfg::SM + xs);
+                float4* out =
+                    reinterpret_cast<float4*>(mid + (plane * (Cfg::RING + Cfg::MIRROR) + slot) * Cfg::SM + xs);
                 const float4 lo = make_float4(acc[0], acc[1], acc[2], acc[3]);
                 const float4 hi = make_float4(acc[4], acc[5], acc[6], acc[7]);
                 out[0] = lo;
@@ -228,11 +264,11 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
 }
 
 // Blocks of one instance that fit an SM with `planes` planes of shared memory (asked once per instance and count).
-template <typename T, int K, int C> int blocksPerSm(int planes, std::size_t smem) {
+template <typename T, int K, int C, int WB> int blocksPerSm(int planes, std::size_t smem) {
     static std::atomic<int> cached[C + 1] = {};
     int n = cached[planes].load(std::memory_order_relaxed);
     if (n == 0) {
-        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, separableStreamKernel<T, K, C>,
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, separableStreamKernel<T, K, C, WB>,
                                                                          kBlockThreads, smem));
         n = std::max(n, 1);
         cached[planes].store(n, std::memory_order_relaxed);
@@ -240,9 +276,9 @@ template <typename T, int K, int C> int blocksPerSm(int planes, std::size_t smem
     return n;
 }
 
-template <typename T, int K, int C>
+template <typename T, int K, int C, int WB = 4>
 void launchStreamT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves) {
-    using Cfg = StreamConfig<T, K, C>;
+    using Cfg = StreamConfig<T, K, C, WB>;
     StreamParams<K> p;
     p.f = frame;
     for (int i = 0; i < K; ++i) {
@@ -251,7 +287,7 @@ void launchStreamT(const ConvFrame& frame, const float* row, const float* column
     }
     p.planes = __builtin_popcount(frame.mask & ((1u << C) - 1u));
     const std::size_t smem = std::size_t(p.planes) * Cfg::planeBytes();
-    auto kernel = separableStreamKernel<T, K, C>;
+    auto kernel = separableStreamKernel<T, K, C, WB>;
     if (smem > 48 * 1024)
         CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     int device = 0, sms = 0;
@@ -259,7 +295,7 @@ void launchStreamT(const ConvFrame& frame, const float* row, const float* column
     CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     // Segments tall enough to fill `waves` waves of blocks and no more: each segment recomputes K − 1 rows.
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
-    const int segments = std::max(1, sms * blocksPerSm<T, K, C>(p.planes, smem) * waves / strips);
+    const int segments = std::max(1, sms * blocksPerSm<T, K, C, WB>(p.planes, smem) * waves / strips);
     const int rows = (frame.height + segments - 1) / segments;
     p.segment = (rows + Cfg::CH - 1) / Cfg::CH * Cfg::CH;
     const dim3 grid(strips, (frame.height + p.segment - 1) / p.segment);
@@ -280,6 +316,14 @@ bool launchStreamK(const ConvFrame& frame, const float* row, const float* column
         return false;
     case 4:
         if constexpr (sizeof(T) == 1) {
+            // 16-byte words up to K = 15 (H200, 4K RGBA Gaussian K = 15: 160.2 -> 151.4 us; at K = 31 they measured
+            // slower, 227.7 -> 255.1 us).
+            if constexpr (K <= 15) {
+                if (frame.rowAlign >= 16) {
+                    launchStreamT<T, K, 4, 16>(frame, row, column, s, waves);
+                    return true;
+                }
+            }
             launchStreamT<T, K, 4>(frame, row, column, s, waves);
             return true;
         }
