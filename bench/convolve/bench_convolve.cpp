@@ -586,6 +586,16 @@ int main(int argc, char** argv) {
                     run("RGBA gaussian streaming separable variant " + std::to_string(v), rgPlan, rgba, rgbaHost,
                         rgbaOut, variants);
                 }
+                if (k >= 15) {  // RGB: the per-channel tile kernel against the default (the streaming kernel)
+                    ConvolveDesc rgbGauss = presetDesc(Preset::Gaussian, k);
+                    rgbGauss.border = Border::Replicate;
+                    const ConvolvePlan rgbPlan = ConvolvePlan::make(rgbGauss, SampleType::U8, 3);
+                    cuda_detail::KernelVariants tile;
+                    tile.interleaved = 2;
+                    tile.separable = 2;
+                    run("RGB gaussian per-channel separable", rgbPlan, rgb, rgbHost, rgbOut, tile);
+                    run("RGB gaussian", rgbPlan, rgb, rgbHost, rgbOut);
+                }
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);
 #ifdef CUDAFILTERS_HAVE_NPP
                 const std::vector<std::uint8_t> ours = download(rgbaOut.view);
