@@ -121,11 +121,14 @@ void launchSeparableT(const ConvFrame& frame, const float* row, const float* col
 // output rows, but fit 3 blocks per SM instead of 4: measured on an H200, 4K k31 63.0 vs 66.4 µs, while 1080p k31
 // (1.3 waves of the tall tiles) went from 22.6 to 24.4 µs and k15 got slower at both sizes (15.6 vs 14.7, 39.5 vs
 // 39.3).
+// Frames of 4 Mpixel and more: where the measured best tiling and wave count change (KernelVariants::separable).
+bool largeFrame(const ConvFrame& frame) { return std::int64_t(frame.width) * frame.height >= 4000000; }
+
 template <typename T>
 void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const float* column, cudaStream_t s,
                           int variant) {
     if constexpr (sizeof(T) == 1) {
-        const bool tall = variant == 1 || (variant != 0 && std::int64_t(frame.width) * frame.height >= 4000000);
+        const bool tall = variant == 1 || (variant != 0 && largeFrame(frame));
         if (tall && k == 31) return launchSeparableT<T, 31, 64>(frame, row, column, s);
     }
     switch (k) {
@@ -143,11 +146,11 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                      cudaStream_t stream, const KernelVariants& variants) {
-    const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
+    const bool large = largeFrame(frame);
     const int v = variants.separable;
     const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));
-    if (streaming && launchSeparableStream(type, k, frame, row, column, stream, v == 3 ? 1 : v == 4 ? 2 : large ? 2 : 1))
-        return;
+    const int waves = v == 4 || (v == 5 && large) ? 2 : 1;
+    if (streaming && launchSeparableStream(type, k, frame, row, column, stream, waves)) return;
     if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream, variants.separable);
     else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream, variants.separable);
 }

@@ -100,42 +100,60 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
         else return (w * Cfg::SAMPLES + e) % C;
     };
 
+    // Word `it` of this thread in the chunk starting at intermediate row `first`: its strip row r and word w, the
+    // source row gy (-1: the constant border), and whether it loads whole (aligned, inside the frame).
+    struct WordPlace {
+        int r, w, gy;
+        bool whole;
+    };
+    auto place = [&](int first, int it) {
+        const int idx = int(threadIdx.x) + it * kBlockThreads;
+        const int r = idx / Cfg::WORDS, w = idx - r * Cfg::WORDS;
+        const int gy = borderIndex(y0 - Cfg::R + first + r, f.height, f.border);
+        const long b = strip0 + long(Cfg::WB) * w;
+        return WordPlace{r, w, gy, words && gy >= 0 && b >= 0 && b + Cfg::WB <= rowBytes};
+    };
+    auto inChunk = [](int rows, int it) { return int(threadIdx.x) + it * kBlockThreads < rows * Cfg::WORDS; };
+    // Output row yo of strip row r (the source rows above and below the segment are none: -1).
+    auto outputRow = [&](int first, int r) {
+        const int yo = first + r - Cfg::R;
+        return yo >= 0 && yo < outRows ? yo : -1;
+    };
+    // A sample of a channel copied unfiltered, at strip pixel px of output row yo, to dst.
+    auto copyOut = [&](int yo, int px, int ch, float v) {
+        if (((copy >> ch) & 1u) && px >= Cfg::RA && px < Cfg::RA + Cfg::TW && ax + px < f.width)
+            dstRow<T>(f, y0 + yo)[(ax + px) * f.outChannels + ch] = static_cast<T>(v);
+    };
+
     // Source words of the chunk starting at intermediate row `first` into registers (0 where the edge path applies).
     typename Cfg::Word raw[Cfg::PER];
     auto fetch = [&](int first, int rows) {
 #pragma unroll
         for (int it = 0; it < Cfg::PER; ++it) {
-            const int idx = int(threadIdx.x) + it * kBlockThreads;
             raw[it] = typename Cfg::Word{};
-            if (idx < rows * Cfg::WORDS) {
-                const int r = idx / Cfg::WORDS, w = idx - r * Cfg::WORDS;
-                const int gy = borderIndex(y0 - Cfg::R + first + r, f.height, f.border);
-                const long b = strip0 + long(Cfg::WB) * w;
-                if (words && gy >= 0 && b >= 0 && b + Cfg::WB <= rowBytes)
-                    raw[it] = __ldg(
-                        reinterpret_cast<const typename Cfg::Word*>(f.src + std::size_t(gy) * f.srcPitch + b));
-            }
+            if (!inChunk(rows, it)) continue;
+            const WordPlace at = place(first, it);
+            if (at.whole)
+                raw[it] = __ldg(reinterpret_cast<const typename Cfg::Word*>(
+                    f.src + std::size_t(at.gy) * f.srcPitch + std::size_t(strip0 + long(Cfg::WB) * at.w)));
         }
     };
     // Those words as floats into the planes; words across the frame edge (or on unaligned rows) sample by sample.
     auto store = [&](int first, int rows) {
 #pragma unroll
         for (int it = 0; it < Cfg::PER; ++it) {
-            const int idx = int(threadIdx.x) + it * kBlockThreads;
-            if (idx >= rows * Cfg::WORDS) break;
-            const int r = idx / Cfg::WORDS, w = idx - r * Cfg::WORDS;
-            const int gy = borderIndex(y0 - Cfg::R + first + r, f.height, f.border);
-            const long b = strip0 + long(Cfg::WB) * w;
-            const bool fast = words && gy >= 0 && b >= 0 && b + Cfg::WB <= rowBytes;
+            if (!inChunk(rows, it)) break;
+            const WordPlace at = place(first, it);
+            const int r = at.r, w = at.w;
             float v[Cfg::SAMPLES];
 #pragma unroll
             for (int e = 0; e < Cfg::SAMPLES; ++e) {
-                const int px = pixelOf(w, e), ch = channelOf(w, e);
-                if (fast) {
+                if (at.whole) {
                     v[e] = sampleOf<T>(raw[it], e);
                 } else {
-                    const int gx = borderIndex(ax + px, f.width, f.border);
-                    v[e] = (gy < 0 || gx < 0) ? f.borderValue : float(srcRow<T>(f, gy)[gx * C + ch]);
+                    const int gx = borderIndex(ax + pixelOf(w, e), f.width, f.border);
+                    v[e] = (at.gy < 0 || gx < 0) ? f.borderValue
+                                                 : float(srcRow<T>(f, at.gy)[gx * C + channelOf(w, e)]);
                 }
             }
             if constexpr (C == 1 && sizeof(T) == 1) {
@@ -150,29 +168,19 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
                         *reinterpret_cast<float4*>(src + (plane * Cfg::CH + r) * Cfg::S + px) =
                             make_float4(v[c], v[C + c], v[2 * C + c], v[3 * C + c]);
                 }
-                const int yo = first + r - Cfg::R;
-                if (copy != 0u && yo >= 0 && yo < outRows) {
+                const int yo = copy != 0u ? outputRow(first, r) : -1;
+                if (yo >= 0) {
 #pragma unroll
-                    for (int e = 0; e < Cfg::SAMPLES; ++e) {
-                        const int q = px + e / C, ch = e % C;
-                        if (((copy >> ch) & 1u) && q >= Cfg::RA && q < Cfg::RA + Cfg::TW && ax + q < f.width)
-                            dstRow<T>(f, y0 + yo)[(ax + q) * f.outChannels + ch] = static_cast<T>(v[e]);
-                    }
+                    for (int e = 0; e < Cfg::SAMPLES; ++e) copyOut(yo, px + e / C, e % C, v[e]);
                 }
             } else {
-                // Channels copied unfiltered go to dst from here, on the source rows that are output rows.
-                const int yo = first + r - Cfg::R;
-                const bool outputRow = yo >= 0 && yo < outRows;
+                const int yo = copy != 0u ? outputRow(first, r) : -1;
 #pragma unroll
                 for (int e = 0; e < Cfg::SAMPLES; ++e) {
                     const int px = pixelOf(w, e), ch = channelOf(w, e);
                     const int plane = int((planeCode >> (8 * ch)) & 0xFFu) - 1;
-                    if (plane >= 0) {
-                        src[(plane * Cfg::CH + r) * Cfg::S + px] = v[e];
-                    } else if (copy != 0u && ((copy >> ch) & 1u) && outputRow && px >= Cfg::RA &&
-                               px < Cfg::RA + Cfg::TW && ax + px < f.width) {
-                        dstRow<T>(f, y0 + yo)[(ax + px) * f.outChannels + ch] = static_cast<T>(v[e]);
-                    }
+                    if (plane >= 0) src[(plane * Cfg::CH + r) * Cfg::S + px] = v[e];
+                    else if (yo >= 0) copyOut(yo, px, ch, v[e]);
                 }
             }
         }
