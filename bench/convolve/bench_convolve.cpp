@@ -19,6 +19,7 @@
 #include <cudafilters/error.hpp>
 #include <cudafilters/presets.hpp>
 
+#include "../common/frame_floor.hpp"
 #include "../common/kernel_timing.hpp"
 #include "convolve_launch.hpp"
 
@@ -49,6 +50,7 @@ struct Options {
     bool noFft = false;
     std::vector<int> ks;
     bool fftOnly = false;
+    int onlyWidth = 0, onlyHeight = 0;  // --size: time this frame size alone
 };
 
 struct Plane {
@@ -375,6 +377,8 @@ int main(int argc, char** argv) {
         else if (a == "--quick") opt.quick = true;
         else if (a == "--fft") opt.fftOnly = true;
         else if (a == "--no-fft") opt.noFft = true;
+        else if (a == "--size" && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &opt.onlyWidth, &opt.onlyHeight) == 2)
+            ++i;
         else if (a == "--ks" && i + 1 < argc) {
             for (std::string list = argv[++i]; !list.empty();) {
                 const std::size_t comma = list.find(',');
@@ -383,7 +387,7 @@ int main(int argc, char** argv) {
             }
         }
         else {
-            std::fprintf(stderr, "usage: %s [--runs N] [--frames N] [--quick] [--fft] [--ks 3,5,...] [--no-fft]\n",
+            std::fprintf(stderr, "usage: %s [--runs N] [--frames N] [--quick] [--fft] [--ks 3,5,...] [--no-fft] [--size WxH]\n",
                          argv[0]);
             return 2;
         }
@@ -412,11 +416,15 @@ int main(int argc, char** argv) {
                                             : std::vector<int>{3, 5, 7, 9, 15, 31};
 
     for (auto [w, h] : sizes) {
+        if (opt.onlyWidth > 0 && (w != opt.onlyWidth || h != opt.onlyHeight)) continue;
         const std::string sizeName = std::to_string(w) + "x" + std::to_string(h);
         std::vector<std::vector<std::uint8_t>> grayHost, rgbHost, rgbaHost;
         std::vector<Plane> gray = randomFrames(opt.frames, w, h, 1, grayHost);
         std::vector<Plane> rgb = randomFrames(opt.frames, w, h, 3, rgbHost);
         std::vector<Plane> rgba = randomFrames(opt.frames, w, h, 4, rgbaHost);
+        std::vector<std::vector<std::uint8_t>> pairHost;  // two interleaved channels: NV12's UV plane (1080p for 4K)
+        std::vector<Plane> pair = randomFrames(opt.frames, w, h, 2, pairHost);
+        Plane pairOut = makePlane(w, h, 2);
         Plane grayOut = makePlane(w, h, 1), rgbOut = makePlane(w, h, 3), rgbaOut = makePlane(w, h, 4);
 
         // What this timing method gives for work that costs (almost) nothing, and for moving the frame once:
@@ -436,6 +444,15 @@ int main(int argc, char** argv) {
                         const ImageView& v = (*in)[std::size_t(f)].view;
                         CUDAFILTERS_CHECK(cudaMemcpy2DAsync(out->view.data, out->view.pitch, v.data, v.pitch,
                                                             v.rowBytes(), v.height, cudaMemcpyDeviceToDevice, s));
+                    },
+                    int(in->size()), opt, s);
+                rows.push_back(floor);
+                floor.path = std::string("floor: ") + name + " frame copy on SMs";
+                floor.ours = medianMicros(
+                    [&, in = in, out = out](int f) {
+                        const ImageView& v = (*in)[std::size_t(f)].view;
+                        benchcommon::copyFrameOnSms(v.data, v.pitch, out->view.data, out->view.pitch, v.rowBytes(),
+                                                    v.height, s);
                     },
                     int(in->size()), opt, s);
                 rows.push_back(floor);
@@ -503,10 +520,21 @@ int main(int argc, char** argv) {
                     run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);
                 }
             }
-            if (k <= 5) {  // the separable kernel (the default takes the one-channel tile kernel on the full taps)
+            if (k <= 5) {  // the separable tile kernel, and the one-channel tile kernel on the full taps
                 cuda_detail::KernelVariants variants;
                 variants.grayTile = -1;
+                variants.registerWindow = -1;
                 run("separable kernel", sepPlan, gray, grayHost, grayOut, variants);
+                variants.grayTile = 0;
+                run("separable one-channel tile", sepPlan, gray, grayHost, grayOut, variants);
+            }
+            if (k <= 7) {  // the register-window kernel with segments of 8, 16, 32, 64 rows
+                for (int v = 1; v <= 4; ++v) {
+                    cuda_detail::KernelVariants variants;
+                    variants.registerWindow = v;
+                    run("separable register-window variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut,
+                        variants);
+                }
             }
             Row& sep = run("separable", sepPlan, gray, grayHost, grayOut);
             ConvolvePlan forced = sepPlan;
@@ -571,6 +599,7 @@ int main(int argc, char** argv) {
                 const ConvolvePlan rgPlan = ConvolvePlan::make(rg, SampleType::U8, 4);
                 for (int v : {2, 1, 3}) {
                     cuda_detail::KernelVariants variants;
+                    variants.registerWindow = -1;
                     variants.interleaved = v;
                     variants.separable = 2;  // the per-channel tile kernel under 2
                     run(std::string("RGBA gaussian ") + (v == 2   ? "per-channel separable"
@@ -585,6 +614,30 @@ int main(int argc, char** argv) {
                     variants.separable = v;
                     run("RGBA gaussian streaming separable variant " + std::to_string(v), rgPlan, rgba, rgbaHost,
                         rgbaOut, variants);
+                }
+                for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
+                    cuda_detail::KernelVariants variants;
+                    variants.registerWindow = v;
+                    run("RGBA gaussian register-window variant " + std::to_string(v), rgPlan, rgba, rgbaHost, rgbaOut,
+                        variants);
+                }
+                if (k <= 7) {  // two channels (a UV plane): the kernels before the register-window one, the default
+                    ConvolveDesc uv = presetDesc(Preset::Gaussian, k);
+                    uv.border = Border::Replicate;
+                    const ConvolvePlan uvPlan = ConvolvePlan::make(uv, SampleType::U8, 2);
+                    cuda_detail::KernelVariants before;
+                    before.registerWindow = -1;
+                    run("2-channel gaussian before register-window", uvPlan, pair, pairHost, pairOut, before);
+                    run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
+                }
+                if (k <= 5) {  // RGB: the interleaved direct kernel on the full taps against the default
+                    ConvolveDesc rgbGauss = presetDesc(Preset::Gaussian, k);
+                    rgbGauss.border = Border::Replicate;
+                    const ConvolvePlan rgbPlan = ConvolvePlan::make(rgbGauss, SampleType::U8, 3);
+                    cuda_detail::KernelVariants before;
+                    before.registerWindow = -1;
+                    run("RGB gaussian interleaved direct", rgbPlan, rgb, rgbHost, rgbOut, before);
+                    run("RGB gaussian", rgbPlan, rgb, rgbHost, rgbOut);
                 }
                 if (k >= 15) {  // RGB: the per-channel tile kernel against the default (the streaming kernel)
                     ConvolveDesc rgbGauss = presetDesc(Preset::Gaussian, k);

@@ -265,9 +265,9 @@ int main(int argc, char** argv) {
             rows.push_back({"r-histeq", "resident in CUDA memory: imagefreeze ! cudahisteq ! CUDA memory", resident + " ! cudahisteq" + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
             rows.push_back({"r-sharpen", "resident in CUDA memory: imagefreeze ! cudaconvolve preset=sharpen ! CUDA memory", resident + " ! cudaconvolve preset=sharpen" + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
             rows.push_back({"r-chain", "resident in CUDA memory: imagefreeze ! chain of 3 ! CUDA memory", resident + " ! " + chain + cudaCaps + "fakesink name=sink sync=false", "r-element", 0});
-            // Large separable kernels (the streaming separable kernel for colour from K = 15, and for one channel at
-            // K = 31 on 4 Mpixel frames).
-            for (int k : {15, 31})
+            // Other separable sizes: the register-window kernel at K = 3 (K = 5 is r-element), the interleaved
+            // separable kernel at K = 7, the streaming separable kernel for colour from K = 15.
+            for (int k : {3, 7, 15, 31})
                 rows.push_back({"r-gauss" + std::to_string(k),
                                 "resident in CUDA memory: imagefreeze ! cudaconvolve preset=gaussian size=" +
                                     std::to_string(k) + " ! CUDA memory",

@@ -28,7 +28,7 @@ sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/i
          cuda/src/convolve/crossover.cpp
          cuda/reference/convolve_reference.cpp
          cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
-         bench/convolve/bench_convolve.cpp)
+         bench/common/frame_floor.cu bench/convolve/bench_convolve.cpp)
 
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \
     'src="$1"; shift; obj="'"$out"'/obj/$(echo "$src" | tr / _).o"; "$@" -c "$src" -o "$obj" || exit 255' \

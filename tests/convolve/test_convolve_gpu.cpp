@@ -767,6 +767,101 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
 #endif
 }
 
+// The register-window kernel (K = 3, 5; 7 for one channel) against the tile kernel, byte for byte, and within 1 of the
+// reference: every segment length and the default, 1 to 4 channels, RGBA with alpha copied, 4-channel rows aligned
+// to 4 bytes but not 16, every border (the edge blocks), frames narrower than a strip and of one pixel, several
+// strips and segments; odd pitches and masks with no kernel compiled are not taken.
+TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Shape {
+        int w, h, ch;
+        Border border;
+        unsigned mask, copy;
+        bool odd;
+        std::size_t pitch = 0;  // given: rows aligned to 4 bytes but not 16
+    };
+    const Shape shapes[] = {
+        {385, 289, 1, Border::Replicate, 1, 0, false},
+        {1921, 71, 1, Border::Reflect101, 1, 0, false},
+        {200, 150, 1, Border::Reflect, 1, 0, true},
+        {7, 3, 1, Border::Constant, 1, 0, false},
+        {1, 1, 1, Border::Wrap, 1, 0, false},
+        {66, 700, 1, Border::Wrap, 1, 0, false},
+        {193, 97, 2, Border::Replicate, 3, 0, false},
+        {131, 77, 2, Border::Constant, 3, 0, true},
+        {259, 130, 3, Border::Reflect101, 7, 0, true},
+        {485, 37, 3, Border::Constant, 7, 0, false},
+        {385, 289, 4, Border::Replicate, 7, 8, false},
+        {130, 70, 4, Border::Wrap, 0xF, 0, false},
+        {98, 45, 4, Border::Constant, 0x7, 0x8, true},
+        {2, 5, 4, Border::Reflect, 0xF, 0, false},
+        {97, 53, 4, Border::Reflect101, 7, 8, false, 97 * 4 + 4},
+        {301, 40, 4, Border::Replicate, 0xF, 0, false, 301 * 4 + 8},
+        {130, 70, 4, Border::Wrap, 0xB, 4, false},  // a mask with no kernel compiled: not taken
+        {61, 33, 3, Border::Reflect, 0x2, 0, false},  // a channel left as dst holds it: not taken
+    };
+    int taken = 0;
+    for (int k : {3, 5, 7})
+        for (const Shape& c : shapes) {
+            ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.4 * k);
+            d.border = c.border;
+            d.borderValue = 200;
+            d.bias = 3;
+            d.channelMask = c.mask;
+            d.copyMask = c.copy;
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.ch);
+            ASSERT_TRUE(plan.separable);
+            HostImage input(c.w, c.h, c.ch, SampleType::U8);
+            input.fillRandom(k * 17 + c.w + c.ch);
+            DevicePlane src(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
+            src.upload(input);
+            const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                     "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask) + " copy " +
+                                     std::to_string(c.copy);
+            const bool compiled = (c.ch <= 2 || c.mask == 0xF || (c.ch == 3 && c.mask == 7) ||
+                                   (c.ch == 4 && c.mask == 7 && c.copy == 8)) &&
+                                  (k <= 5 || c.ch == 1);
+            DevicePlane tileDst(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
+            tileDst.poisonRows();
+            cuda_detail::KernelVariants tile;
+            tile.separable = 0;
+            cuda_detail::launchSeparable(SampleType::U8, k, cuda_detail::makeFrame(plan, src.view, tileDst.view),
+                                         plan.row.data(), plan.column.data(), nullptr, tile);
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            const HostImage expected = tileDst.download();
+            for (int v : {0, 1, 2, 3, 4}) {
+                DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
+                dst.poisonRows();
+                const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+                // Rows read in aligned words; the default (0) takes it where it measured faster.
+                const bool applies = v == 0 ? cuda_detail::separableRegistersApplies(SampleType::U8, k, frame, 0)
+                                            : compiled && frame.rowAlign >= 4;
+                EXPECT_EQ(cuda_detail::separableRegistersApplies(SampleType::U8, k, frame, v), applies) << what;
+                EXPECT_TRUE(!applies || compiled) << what;
+                const bool launched = cuda_detail::launchSeparableRegistersU8(k, frame, plan.row.data(),
+                                                                              plan.column.data(), nullptr, v);
+                EXPECT_EQ(launched, applies) << what;
+                if (!launched) continue;
+                taken += v > 0;
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                EXPECT_TRUE(dst.paddingIntact()) << what;
+                const HostImage out = dst.download();
+                const Difference same = compareImages(out, expected);
+                EXPECT_EQ(same.differing, 0) << what << " variant " << v << ": " << describe(same);
+                if (v == 0) {
+                    const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+                    EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
+                }
+            }
+            DevicePlane never(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
+            EXPECT_FALSE(cuda_detail::launchSeparableRegistersU8(
+                k, cuda_detail::makeFrame(plan, src.view, never.view), plan.row.data(), plan.column.data(), nullptr, -1));
+        }
+    EXPECT_EQ(taken, 4 * (12 + 12 + 5));  // not the 4 odd pitches; K = 7 only the 5 one-channel shapes left
+#endif
+}
+
 namespace {
 
 struct SeparableCase {

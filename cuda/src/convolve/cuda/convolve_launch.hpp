@@ -77,6 +77,12 @@ struct KernelVariants {
     // 9.9 / 10.9 µs against 11.3 / 12.3 for the previous default, 4K 22.5 / 27.6 against 24.0 / 29.6; Gaussian
     // (separable plan) 1080p 11.2 / 11.5 and 4K 27.4 / 29.0 µs on the separable kernel.
     int grayTile = 0;
+    // The register-window separable kernel (u8, K = 3, 5; 7 for one channel; convolve_separable_registers.cu): 0 (the
+    // default) takes it where it measured faster than the kernels before it (H200, 2026-11-24, seventh session: one
+    // channel at K = 7 and on frames of 4 Mpixel and more, two and four channels always, three at K = 3 and on
+    // 4 Mpixel), with row segments sized for the grid; 1 … 4 take it wherever it is compiled, with segments of 8, 16,
+    // 32, 64 rows; -1 never.
+    int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 6;
@@ -96,6 +102,14 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 // returns false and launches nothing. waves: how many waves of blocks the row segments are sized for.
 bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                            cudaStream_t stream, int waves);
+
+// The register-window separable kernel (convolve_separable_registers.cu; u8 rows 4-byte aligned, every channel
+// filtered or copied; K = 3, 5 for 1 to 4 channels with every channel filtered or RGBA-like alpha copied, K = 7 for
+// one channel): launches it and returns true when it applies under `variant` (KernelVariants::registerWindow), else
+// returns false and launches nothing.
+bool launchSeparableRegistersU8(int k, const ConvFrame& frame, const float* row, const float* column,
+                                cudaStream_t stream, int variant);
+bool separableRegistersApplies(SampleType type, int k, const ConvFrame& frame, int variant);
 
 // Any size up to kMaxKernelSize, any bank, MultiChannel: reads global memory through borderIndex.
 // deviceTaps: the plan's kernels concatenated (kernelCount × kw × kh floats) in device memory.

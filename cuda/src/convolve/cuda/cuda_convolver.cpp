@@ -187,6 +187,11 @@ private:
                                       stream, variants_);
             break;
         case Path::Separable:
+            // u8 with K ≤ 7: the register-window kernel (KernelVariants::registerWindow).
+            if (plan_.type == SampleType::U8 &&
+                cuda_detail::launchSeparableRegistersU8(plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
+                                                        stream, variants_.registerWindow))
+                break;
             // One u8 channel with K ≤ 5: the one-channel tile kernel on the full taps (KernelVariants::grayTile).
             if (plan_.type == SampleType::U8 && plan_.kernelWidth <= 5 &&
                 cuda_detail::launchGrayTileU8(plan_.kernelWidth, 1, f, taps_.data(), stream, variants_.grayTile))

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Register-window separable K×K correlation for u8 frames of 1 to 4 interleaved channels at small K (3, 5, 7): no
+// shared memory and no barrier. A warp walks a strip of 32 · PX pixels down a segment of rows; each lane holds PX
+// consecutive pixels of the current source row, all channels, as one to four words. Per source row a lane converts
+// its filtered samples, takes the R pixels on either side from its neighbour lanes by shuffles, computes the row
+// pass of its pixels and adds each result into the K column sums (registers) it feeds, in tap order; the sum that
+// took its last tap is finished and stored. Lanes 0 and 31 only lend their pixels to their neighbours: a warp
+// outputs 30 · PX pixels and neighbouring strips overlap by 2 · PX. Every source row is loaded once per segment (the
+// next one while the current one is computed) and every intermediate row computed once per segment.
+//
+// Why: at small K the shared-memory kernels spend most of their instructions outside the arithmetic (tile stores,
+// shared loads, barriers, halo rows): Nsight Compute on the interleaved direct kernel, 4K RGBA 5 × 5, counted
+// 46.6 M warp instructions of which 19.4 M FMA, issue-bound at 70 % of the issue slots (H200, 65 µs). Here a
+// filtered sample costs about 2K FMA plus a conversion, a shuffle and its rounding.
+//
+// The sums are the tile kernel's (convolve_separable.cu), in the same order: the same bytes. Channels outside the
+// compiled mask are copied from the source row (the launcher takes frames whose other channels are all copied).
+// Source rows are read in aligned words (rows 4-byte aligned; 16-byte words where rows are 16-byte aligned). Lanes
+// whose pixels are not all inside the frame load nothing, so no lane waits for single-byte loads: the R output
+// pixels at the left edge and those near the right edge whose window reaches such a lane are computed by one extra
+// column of blocks, sample by sample through borderIndex. Rows outside the frame come through borderIndex too;
+// Border::Constant samples read as borderValue.
+#include "convolve_device.cuh"
+
+#include <algorithm>
+
+namespace cudafilters::cuda_detail {
+namespace {
+
+constexpr int kWarpsPerBlock = 4;  // side by side: adjacent strips of the same rows
+
+template <int K, int C, unsigned FMASK> struct RegisterConfig {
+    static constexpr int R = K / 2;
+    // Pixels per lane: a word or more per lane and row; 4-channel K = 5 holds two pixels per lane (8 bytes), so that
+    // its 5 × 2 × 4 column sums leave room for more warps per SM.
+    static constexpr int PX = C == 1 ? 8 : (C == 4 && K == 5) ? 2 : 4;
+    static constexpr int NW = PX * C / 4;            // 32-bit words per lane and row
+    static constexpr int NF = __builtin_popcount(FMASK);  // filtered channels
+    static constexpr int OUT = 30 * PX;              // pixels a warp outputs
+    static constexpr bool COPIES = FMASK != (1u << C) - 1u;
+    static_assert(R <= PX && NW >= 1 && NW <= 4 && NF >= 1 && PX * (C - NF) <= 4);
+};
+
+template <int K> struct RegisterParams {
+    ConvFrame f;
+    float row[K];
+    float column[K];
+    int segment;  // output rows per warp
+    int strips;   // strips per row
+    // Output pixels the strips store: [begin, end), those whose window lies in whole lanes (lanes whose pixels are
+    // all inside the frame: x >= 0, x + PX <= width). The edge blocks (the last column of blocks) compute the others
+    // sample by sample through borderIndex.
+    int begin, end;
+};
+
+// One lane's PX pixels of one source row: its words, and which samples are Border::Constant positions.
+template <int NW> struct LaneRow {
+    unsigned w[NW];
+    unsigned outside;  // bit i·C + c
+};
+
+// Plane (rank among the filtered channels) of channel c.
+template <unsigned FMASK> __host__ __device__ constexpr int planeOf(int c) {
+    return __builtin_popcount(FMASK & ((1u << c) - 1u));
+}
+
+// Loads the lane's pixels x … x + PX − 1 of source row gy (-1: outside the frame under Border::Constant: every
+// sample reads as borderValue). Lanes whose pixels are not all inside the frame (whole false) load nothing: they are
+// never read by a stored output (see RegisterParams::begin, end). wide: 16-byte aligned rows (vector loads).
+template <int C, int PX, int NW>
+__device__ __forceinline__ LaneRow<NW> loadLaneRow(const ConvFrame& f, int gy, int x, bool whole, bool wide) {
+    LaneRow<NW> r;
+#pragma unroll
+    for (int q = 0; q < NW; ++q) r.w[q] = 0;
+    r.outside = gy < 0 ? ~0u : 0u;
+    if (!whole || gy < 0) return r;
+    const unsigned char* p = f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C;
+    if (wide && NW == 4) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+        r.w[0] = v.x;
+        r.w[1 % NW] = v.y;
+        r.w[2 % NW] = v.z;
+        r.w[3 % NW] = v.w;
+    } else if (wide && NW == 2) {
+        const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+        r.w[0] = v.x;
+        r.w[1 % NW] = v.y;
+    } else {
+#pragma unroll
+        for (int q = 0; q < NW; ++q) r.w[q] = __ldg(reinterpret_cast<const unsigned*>(p) + q);
+    }
+    return r;
+}
+
+// The samples of the channels outside FMASK, packed in order (at most 4: the launcher compiles at most one such
+// channel), and back into their places in a row of output words.
+template <int C, int PX, int NW, unsigned FMASK> __device__ __forceinline__ unsigned keepCopied(const unsigned (&w)[NW]) {
+    unsigned packed = 0;
+    int n = 0;
+#pragma unroll
+    for (int e = 0; e < PX * C; ++e)
+        if (!((FMASK >> (e % C)) & 1u)) packed |= ((w[e / 4] >> (8 * (e % 4))) & 0xFFu) << (8 * n++);
+    return packed;
+}
+template <int C, int PX, int NW, unsigned FMASK>
+__device__ __forceinline__ void placeCopied(unsigned packed, unsigned (&out)[NW]) {
+    int n = 0;
+#pragma unroll
+    for (int e = 0; e < PX * C; ++e)
+        if (!((FMASK >> (e % C)) & 1u)) out[e / 4] |= ((packed >> (8 * n++)) & 0xFFu) << (8 * (e % 4));
+}
+
+// The edge blocks: output pixels outside [begin, end) of the segment's rows, one thread per pixel and every
+// channel, from the source through borderIndex. The same sums in the same order as the strips: per window row the
+// row pass (taps left to right from 0), then that row's column tap.
+template <int K, int C, unsigned FMASK> __device__ void edgeColumns(const RegisterParams<K>& p) {
+    constexpr int R = K / 2;
+    const ConvFrame& f = p.f;
+    const int y0 = int(blockIdx.y) * p.segment;
+    const int outRows = min(p.segment, f.height - y0);
+    const int edges = p.begin + (f.width - p.end);
+    for (int item = int(threadIdx.x); item < edges * outRows; item += int(blockDim.x)) {
+        const int yo = item / edges, e = item - yo * edges;
+        const int x = e < p.begin ? e : p.end + (e - p.begin);
+        const int y = y0 + yo;
+        float acc[C];
+#pragma unroll
+        for (int r = 0; r < K; ++r) {
+            const int gy = borderIndex(y - R + r, f.height, f.border);
+            const unsigned char* row = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                if (!((FMASK >> c) & 1u)) continue;
+                float m = 0.f;
+#pragma unroll
+                for (int kx = 0; kx < K; ++kx) {
+                    const int gx = borderIndex(x - R + kx, f.width, f.border);
+                    const float v = (row == nullptr || gx < 0) ? f.borderValue : float(__ldg(row + std::size_t(gx) * C + c));
+                    m = fmaf(p.row[kx], v, m);
+                }
+                acc[c] = fmaf(p.column[r], m, r == 0 ? 0.f : acc[c]);
+            }
+        }
+        const unsigned char* in = f.src + std::size_t(y) * f.srcPitch + std::size_t(x) * C;
+        unsigned char* out = f.dst + std::size_t(y) * f.dstPitch + std::size_t(x) * C;
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+            out[c] = ((FMASK >> c) & 1u) ? finish<std::uint8_t>(f, acc[c]) : in[c];
+    }
+}
+
+template <int K, int C, unsigned FMASK>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(const __grid_constant__ RegisterParams<K> p) {
+    using Cfg = RegisterConfig<K, C, FMASK>;
+    constexpr int R = Cfg::R, PX = Cfg::PX, NW = Cfg::NW, NF = Cfg::NF;
+    const ConvFrame& f = p.f;
+    if (blockIdx.x == gridDim.x - 1) return edgeColumns<K, C, FMASK>(p);
+    const int lane = threadIdx.x & 31;
+    const int strip = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x >> 5);
+    if (strip >= p.strips) return;  // the whole warp
+    const int x = strip * Cfg::OUT - PX + lane * PX;  // this lane's first pixel
+    const int y0 = int(blockIdx.y) * p.segment;
+    const int outRows = min(p.segment, f.height - y0);
+    const int rows = outRows + K - 1;  // source rows y0 − R … y0 + outRows − 1 + R
+    const bool whole = x >= 0 && x + PX <= f.width;
+    const bool wide = f.rowAlign >= 16;
+    const bool stores = lane >= 1 && lane <= 30 && x < p.end && x + PX > p.begin;
+    const bool storesAll = x >= p.begin && x + PX <= p.end;
+    const long dstBytes = long(x) * C;
+
+    float acc[K][PX][NF];  // column sums; output row o of the segment in slot o mod K
+#pragma unroll
+    for (int s = 0; s < K; ++s)
+#pragma unroll
+        for (int i = 0; i < PX; ++i)
+#pragma unroll
+            for (int q = 0; q < NF; ++q) acc[s][i][q] = 0.f;
+
+    auto sourceRow = [&](int j) { return borderIndex(y0 - R + j, f.height, f.border); };
+    // Source rows in flight: row j in ring[j mod K], loaded K − 1 steps ahead. The channels copied unfiltered are
+    // kept, packed, for the K rows back to the one an output row copies them from.
+    LaneRow<NW> ring[K];
+#pragma unroll
+    for (int u = 0; u < K - 1; ++u)
+        if (u < rows) ring[u] = loadLaneRow<C, PX, NW>(f, sourceRow(u), x, whole, wide);
+    unsigned kept[K];
+
+    for (int base = 0; base < rows; base += K) {
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+            const int j = base + u;
+            if (j >= rows) break;
+            if (j + K - 1 < rows) ring[(u + K - 1) % K] = loadLaneRow<C, PX, NW>(f, sourceRow(j + K - 1), x, whole, wide);
+            const LaneRow<NW>& cur = ring[u];
+            if constexpr (Cfg::COPIES) kept[u] = keepCopied<C, PX, NW, FMASK>(cur.w);
+
+            float v[PX + 2 * R][NF];  // pixels x − R … x + PX − 1 + R of this row
+#pragma unroll
+            for (int i = 0; i < PX; ++i)
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    if (!((FMASK >> c) & 1u)) continue;
+                    const int e = i * C + c;
+                    v[R + i][planeOf<FMASK>(c)] = wordSample(cur.w[e / 4], e % 4);
+                }
+            if (cur.outside != 0) {
+#pragma unroll
+                for (int i = 0; i < PX; ++i)
+#pragma unroll
+                    for (int c = 0; c < C; ++c)
+                        if (((FMASK >> c) & 1u) && ((cur.outside >> (i * C + c)) & 1u))
+                            v[R + i][planeOf<FMASK>(c)] = f.borderValue;
+            }
+#pragma unroll
+            for (int h = 0; h < R; ++h)
+#pragma unroll
+                for (int q = 0; q < NF; ++q) {
+                    v[h][q] = __shfl_up_sync(0xFFFFFFFFu, v[PX + h][q], 1);
+                    v[PX + R + h][q] = __shfl_down_sync(0xFFFFFFFFu, v[R + h][q], 1);
+                }
+
+#pragma unroll
+            for (int i = 0; i < PX; ++i)
+#pragma unroll
+                for (int q = 0; q < NF; ++q) {
+                    float m = 0.f;
+#pragma unroll
+                    for (int kx = 0; kx < K; ++kx) m = fmaf(p.row[kx], v[i + kx][q], m);
+#pragma unroll
+                    for (int ky = 0; ky < K; ++ky) {
+                        const int s = (u - ky + K) % K;
+                        acc[s][i][q] = fmaf(p.column[ky], m, ky == 0 ? 0.f : acc[s][i][q]);
+                    }
+                }
+
+            // Output row j − (K − 1) has taken its last tap (slot (u + 1) mod K).
+            const int o = j - (K - 1);
+            if (o >= 0 && stores) {
+                const int s = (u + 1) % K;
+                const int y = y0 + o;
+                unsigned out[NW];
+#pragma unroll
+                for (int q = 0; q < NW; ++q) out[q] = 0;
+                if constexpr (Cfg::COPIES) placeCopied<C, PX, NW, FMASK>(kept[(u - R + K) % K], out);
+#pragma unroll
+                for (int i = 0; i < PX; ++i)
+#pragma unroll
+                    for (int c = 0; c < C; ++c) {
+                        if (!((FMASK >> c) & 1u)) continue;
+                        const int e = i * C + c;
+                        const unsigned b = finish<std::uint8_t>(f, acc[s][i][planeOf<FMASK>(c)]);
+                        out[e / 4] |= b << (8 * (e % 4));
+                    }
+                unsigned char* d = f.dst + std::size_t(y) * f.dstPitch + dstBytes;
+                const unsigned align = unsigned(reinterpret_cast<std::uintptr_t>(d));
+                if (storesAll && NW == 4 && (align & 15) == 0) {
+                    *reinterpret_cast<uint4*>(d) = make_uint4(out[0], out[1 % NW], out[2 % NW], out[3 % NW]);
+                } else if (storesAll && NW == 2 && (align & 7) == 0) {
+                    *reinterpret_cast<uint2*>(d) = make_uint2(out[0], out[1 % NW]);
+                } else if (storesAll && (align & 3) == 0) {
+#pragma unroll
+                    for (int q = 0; q < NW; ++q) reinterpret_cast<unsigned*>(d)[q] = out[q];
+                } else {
+#pragma unroll
+                    for (int i = 0; i < PX; ++i)
+                        if (x + i >= p.begin && x + i < p.end)
+#pragma unroll
+                            for (int c = 0; c < C; ++c) {
+                                const int e = i * C + c;
+                                d[e] = static_cast<unsigned char>(out[e / 4] >> (8 * (e % 4)));
+                            }
+                }
+            }
+        }
+    }
+}
+
+// Output rows per warp. Shorter segments repeat more halo rows; longer ones leave fewer warps to hide each warp's
+// row-to-row latency. Measured on an H200 (KernelVariants::registerWindow), the best segments left between 1 000 and
+// 4 400 warps in the grid: the shortest of 8, 16, 32, 64 rows that leaves at most 24 warps per SM.
+int segmentFor(int strips, int height, int variant) {
+    if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
+    int device = 0, sms = 132;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        sms = 132;
+    int segment = 8;
+    while (segment < 64 && std::int64_t(strips) * ((height + segment - 1) / segment) > 24L * sms) segment *= 2;
+    return segment;
+}
+
+template <int K, int C, unsigned FMASK>
+void launchRegisters(const ConvFrame& frame, const float* row, const float* column, int variant, cudaStream_t stream) {
+    using Cfg = RegisterConfig<K, C, FMASK>;
+    const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
+    const int segment = segmentFor(strips, frame.height, variant);
+    RegisterParams<K> p;
+    p.f = frame;
+    for (int i = 0; i < K; ++i) {
+        p.row[i] = row[i];
+        p.column[i] = column[i];
+    }
+    p.segment = segment;
+    p.strips = strips;
+    const int wholeEnd = frame.width / Cfg::PX * Cfg::PX;  // whole lanes hold pixels [0, wholeEnd)
+    p.begin = std::min(Cfg::R, frame.width);
+    p.end = std::max(wholeEnd - Cfg::R, p.begin);
+    const dim3 grid((p.strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1, (frame.height + segment - 1) / segment);
+    separableRegistersKernel<K, C, FMASK><<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("separableRegistersKernel");
+}
+
+template <int K>
+bool launchRegistersK(const ConvFrame& f, const float* row, const float* column, int variant, cudaStream_t stream) {
+    const unsigned all = (1u << f.inChannels) - 1u;
+    const unsigned mask = f.mask & all;
+    switch (f.inChannels) {
+    case 1:
+        if (mask == 1) return launchRegisters<K, 1, 1>(f, row, column, variant, stream), true;
+        return false;
+    case 2:
+        if constexpr (K <= 5)
+            if (mask == 3) return launchRegisters<K, 2, 3>(f, row, column, variant, stream), true;
+        return false;
+    case 3:
+        if constexpr (K <= 5)
+            if (mask == 7) return launchRegisters<K, 3, 7>(f, row, column, variant, stream), true;
+        return false;
+    case 4:
+        if constexpr (K <= 5) {
+            if (mask == 15) return launchRegisters<K, 4, 15>(f, row, column, variant, stream), true;
+            if (mask == 7 && (f.copy & 8u)) return launchRegisters<K, 4, 7>(f, row, column, variant, stream), true;
+        }
+        return false;
+    default: return false;
+    }
+}
+
+}  // namespace
+
+bool separableRegistersApplies(SampleType type, int k, const ConvFrame& f, int variant) {
+    if (variant < 0 || type != SampleType::U8 || f.inChannels != f.outChannels || f.combine == Combine::Channels ||
+        f.rowAlign < 4)
+        return false;
+    const int c = f.inChannels;
+    const unsigned all = (1u << c) - 1u;
+    const unsigned mask = f.mask & all;
+    if ((mask | (f.copy & all)) != all) return false;  // every channel filtered or copied: whole pixels stored
+    const bool compiled = (k == 3 || k == 5) ? (c <= 2 || mask == all || (c == 4 && mask == 7)) : k == 7 && c == 1;
+    if (!compiled) return false;
+    if (variant > 0) return true;
+    // Where it measured faster than the kernels before it (H200, same runs; KernelVariants::registerWindow).
+    const bool large = std::int64_t(f.width) * f.height >= 4000000;
+    switch (c) {
+    case 1: return k == 7 || large;
+    case 3: return k == 3 || large;
+    default: return true;
+    }
+}
+
+bool launchSeparableRegistersU8(int k, const ConvFrame& frame, const float* row, const float* column,
+                                cudaStream_t stream, int variant) {
+    if (!separableRegistersApplies(SampleType::U8, k, frame, variant)) return false;
+    switch (k) {
+    case 3: return launchRegistersK<3>(frame, row, column, variant, stream);
+    case 5: return launchRegistersK<5>(frame, row, column, variant, stream);
+    default: return launchRegistersK<7>(frame, row, column, variant, stream);
+    }
+}
+
+}  // namespace cudafilters::cuda_detail
