@@ -79,9 +79,9 @@ struct KernelVariants {
     int grayTile = 0;
     // The register-window separable kernel (u8, K = 3, 5; 7 for one channel; convolve_separable_registers.cu): 0 (the
     // default) takes it where it measured faster than the kernels before it (H200, 2026-11-24, seventh session: one
-    // channel at K = 7 and on frames of 4 Mpixel and more, two and four channels always, three at K = 3 and on
-    // 4 Mpixel), with row segments sized for the grid; 1 … 4 take it wherever it is compiled, with segments of 8, 16,
-    // 32, 64 rows; -1 never.
+    // channel at K = 7 and on frames of 4 Mpixel and more, two and three channels at K = 3 and on 4 Mpixel, four
+    // channels always), with row segments of 8 rows at K = 3 and 16 above (8 where 16 leave under 8 warps per SM);
+    // 1 … 4 take it wherever it is compiled, with segments of 8, 16, 32, 64 rows; -1 never.
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3

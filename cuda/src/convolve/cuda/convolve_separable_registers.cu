@@ -41,6 +41,13 @@ template <int K, int C, unsigned FMASK> struct RegisterConfig {
     static_assert(R <= PX && NW >= 1 && NW <= 4 && NF >= 1 && PX * (C - NF) <= 4);
 };
 
+// borderIndex of a row at most R outside a frame taller than R, without its loop: base + step · y (-1 under
+// Border::Constant).
+struct RowMap {
+    int base, step;
+    __device__ int at(int y) const { return base + step * y; }
+};
+
 template <int K> struct RegisterParams {
     ConvFrame f;
     float row[K];
@@ -51,12 +58,24 @@ template <int K> struct RegisterParams {
     // all inside the frame: x >= 0, x + PX <= width). The edge blocks (the last column of blocks) compute the others
     // sample by sample through borderIndex.
     int begin, end;
+    RowMap above, below;  // source rows outside the frame
 };
 
-// One lane's PX pixels of one source row: its words, and which samples are Border::Constant positions.
+// borderIndex for rows -R … -1 (above) and height … height + R − 1 (below) of a frame taller than R.
+inline void mapOutsideRows(Border border, int height, RowMap& above, RowMap& below) {
+    switch (border) {
+    case Border::Replicate: above = {0, 0}, below = {height - 1, 0}; break;
+    case Border::Reflect: above = {-1, -1}, below = {2 * height - 1, -1}; break;
+    case Border::Reflect101: above = {0, -1}, below = {2 * height - 2, -1}; break;
+    case Border::Wrap: above = {height, 1}, below = {-height, 1}; break;
+    default: above = {-1, 0}, below = {-1, 0}; break;  // Border::Constant
+    }
+}
+
+// One lane's PX pixels of one source row: its words, or that the row lies outside the frame (Border::Constant).
 template <int NW> struct LaneRow {
     unsigned w[NW];
-    unsigned outside;  // bit i·C + c
+    bool outside;
 };
 
 // Plane (rank among the filtered channels) of channel c.
@@ -72,7 +91,7 @@ __device__ __forceinline__ LaneRow<NW> loadLaneRow(const ConvFrame& f, int gy, i
     LaneRow<NW> r;
 #pragma unroll
     for (int q = 0; q < NW; ++q) r.w[q] = 0;
-    r.outside = gy < 0 ? ~0u : 0u;
+    r.outside = gy < 0;
     if (!whole || gy < 0) return r;
     const unsigned char* p = f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C;
     if (wide && NW == 4) {
@@ -166,6 +185,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(
     const bool wide = f.rowAlign >= 16;
     const bool stores = lane >= 1 && lane <= 30 && x < p.end && x + PX > p.begin;
     const bool storesAll = x >= p.begin && x + PX <= p.end;
+    const bool absolute = f.absolute != 0;
     const long dstBytes = long(x) * C;
 
     float acc[K][PX][NF];  // column sums; output row o of the segment in slot o mod K
@@ -176,7 +196,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(
 #pragma unroll
             for (int q = 0; q < NF; ++q) acc[s][i][q] = 0.f;
 
-    auto sourceRow = [&](int j) { return borderIndex(y0 - R + j, f.height, f.border); };
+    auto sourceRow = [&](int j) {
+        const int y = y0 - R + j;
+        return y < 0 ? p.above.at(y) : y >= f.height ? p.below.at(y) : y;
+    };
     // Source rows in flight: row j in ring[j mod K], loaded K − 1 steps ahead. The channels copied unfiltered are
     // kept, packed, for the K rows back to the one an output row copies them from.
     LaneRow<NW> ring[K];
@@ -195,21 +218,20 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(
             if constexpr (Cfg::COPIES) kept[u] = keepCopied<C, PX, NW, FMASK>(cur.w);
 
             float v[PX + 2 * R][NF];  // pixels x − R … x + PX − 1 + R of this row
-#pragma unroll
-            for (int i = 0; i < PX; ++i)
-#pragma unroll
-                for (int c = 0; c < C; ++c) {
-                    if (!((FMASK >> c) & 1u)) continue;
-                    const int e = i * C + c;
-                    v[R + i][planeOf<FMASK>(c)] = wordSample(cur.w[e / 4], e % 4);
-                }
-            if (cur.outside != 0) {
+            if (cur.outside) {  // a row outside the frame under Border::Constant
 #pragma unroll
                 for (int i = 0; i < PX; ++i)
 #pragma unroll
-                    for (int c = 0; c < C; ++c)
-                        if (((FMASK >> c) & 1u) && ((cur.outside >> (i * C + c)) & 1u))
-                            v[R + i][planeOf<FMASK>(c)] = f.borderValue;
+                    for (int q = 0; q < NF; ++q) v[R + i][q] = f.borderValue;
+            } else {
+#pragma unroll
+                for (int i = 0; i < PX; ++i)
+#pragma unroll
+                    for (int c = 0; c < C; ++c) {
+                        if (!((FMASK >> c) & 1u)) continue;
+                        const int e = i * C + c;
+                        v[R + i][planeOf<FMASK>(c)] = wordSample(cur.w[e / 4], e % 4);
+                    }
             }
 #pragma unroll
             for (int h = 0; h < R; ++h)
@@ -248,18 +270,18 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(
                     for (int c = 0; c < C; ++c) {
                         if (!((FMASK >> c) & 1u)) continue;
                         const int e = i * C + c;
-                        const unsigned b = finish<std::uint8_t>(f, acc[s][i][planeOf<FMASK>(c)]);
+                        const unsigned b = finishByte(acc[s][i][planeOf<FMASK>(c)], f.bias, absolute);
                         out[e / 4] |= b << (8 * (e % 4));
                     }
                 unsigned char* d = f.dst + std::size_t(y) * f.dstPitch + dstBytes;
                 const unsigned align = unsigned(reinterpret_cast<std::uintptr_t>(d));
-                if (storesAll && NW == 4 && (align & 15) == 0) {
-                    *reinterpret_cast<uint4*>(d) = make_uint4(out[0], out[1 % NW], out[2 % NW], out[3 % NW]);
-                } else if (storesAll && NW == 2 && (align & 7) == 0) {
-                    *reinterpret_cast<uint2*>(d) = make_uint2(out[0], out[1 % NW]);
-                } else if (storesAll && (align & 3) == 0) {
+                constexpr unsigned vector = NW == 4 ? 15 : NW == 2 ? 7 : 3;
+                if (storesAll && (align & vector) == 0) {
+                    if constexpr (NW == 4) *reinterpret_cast<uint4*>(d) = make_uint4(out[0], out[1 % NW], out[2 % NW], out[3 % NW]);
+                    else if constexpr (NW == 2) *reinterpret_cast<uint2*>(d) = make_uint2(out[0], out[1 % NW]);
+                    else
 #pragma unroll
-                    for (int q = 0; q < NW; ++q) reinterpret_cast<unsigned*>(d)[q] = out[q];
+                        for (int q = 0; q < NW; ++q) reinterpret_cast<unsigned*>(d)[q] = out[q];
                 } else {
 #pragma unroll
                     for (int i = 0; i < PX; ++i)
@@ -275,25 +297,24 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(
     }
 }
 
-// Output rows per warp. Shorter segments repeat more halo rows; longer ones leave fewer warps to hide each warp's
-// row-to-row latency. Measured on an H200 (KernelVariants::registerWindow), the best segments left between 1 000 and
-// 4 400 warps in the grid: the shortest of 8, 16, 32, 64 rows that leaves at most 24 warps per SM.
-int segmentFor(int strips, int height, int variant) {
+// Output rows per warp. Shorter segments repeat more halo rows (K − 1 per segment), longer ones leave fewer warps to
+// hide each warp's row-to-row latency. Measured best on an H200 (KernelVariants::registerWindow): 8 rows at K = 3,
+// 16 from K = 5 unless that leaves fewer than 8 warps per SM (one-channel 1080p), then 8.
+int segmentFor(int k, int strips, int height, int variant) {
     if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
+    if (k <= 3) return 8;
     int device = 0, sms = 132;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
         sms = 132;
-    int segment = 8;
-    while (segment < 64 && std::int64_t(strips) * ((height + segment - 1) / segment) > 24L * sms) segment *= 2;
-    return segment;
+    return std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
 }
 
 template <int K, int C, unsigned FMASK>
 void launchRegisters(const ConvFrame& frame, const float* row, const float* column, int variant, cudaStream_t stream) {
     using Cfg = RegisterConfig<K, C, FMASK>;
     const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
-    const int segment = segmentFor(strips, frame.height, variant);
+    const int segment = segmentFor(K, strips, frame.height, variant);
     RegisterParams<K> p;
     p.f = frame;
     for (int i = 0; i < K; ++i) {
@@ -303,6 +324,7 @@ void launchRegisters(const ConvFrame& frame, const float* row, const float* colu
     p.segment = segment;
     p.strips = strips;
     const int wholeEnd = frame.width / Cfg::PX * Cfg::PX;  // whole lanes hold pixels [0, wholeEnd)
+    mapOutsideRows(frame.border, frame.height, p.above, p.below);
     p.begin = std::min(Cfg::R, frame.width);
     p.end = std::max(wholeEnd - Cfg::R, p.begin);
     const dim3 grid((p.strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1, (frame.height + segment - 1) / segment);
@@ -340,7 +362,7 @@ bool launchRegistersK(const ConvFrame& f, const float* row, const float* column,
 
 bool separableRegistersApplies(SampleType type, int k, const ConvFrame& f, int variant) {
     if (variant < 0 || type != SampleType::U8 || f.inChannels != f.outChannels || f.combine == Combine::Channels ||
-        f.rowAlign < 4)
+        f.rowAlign < 4 || !plainBytes(f) || f.height <= k / 2)
         return false;
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
@@ -353,8 +375,8 @@ bool separableRegistersApplies(SampleType type, int k, const ConvFrame& f, int v
     const bool large = std::int64_t(f.width) * f.height >= 4000000;
     switch (c) {
     case 1: return k == 7 || large;
-    case 3: return k == 3 || large;
-    default: return true;
+    case 4: return true;
+    default: return k == 3 || large;
     }
 }
 
