@@ -14,6 +14,7 @@
 #include "hostregistration.h"
 
 #include <cudafilters/cuda_raii.hpp>
+#include <cudafilters/device_copy.hpp>
 #include <cudafilters/error.hpp>
 
 #include <string>
@@ -190,10 +191,7 @@ public:
         if (frame.outDevice) {
             for (std::size_t p = 0; p < out_.planes.size(); ++p)
                 if (!frame.work->writesPlane(int(p)))
-                    checkCuda(cudaMemcpy2DAsync(devOut[p].data, devOut[p].pitch, devIn[p].data, devIn[p].pitch,
-                                                out_.planes[p].rowBytes, out_.planes[p].height,
-                                                cudaMemcpyDeviceToDevice, stream),
-                              "cudaMemcpy2DAsync (plane copy)");
+                    cudafilters::copyDevicePlane(devIn[p], devOut[p], reinterpret_cast<GpuStream>(stream));
         } else {
             slot.outStaged = !dma_capable(frame.out, frame.outFrame, out_.planes);
             if (slot.outStaged) GST_LOG("frame %" G_GUINT64_FORMAT ": output staged (pageable, not registered)", frame.index);

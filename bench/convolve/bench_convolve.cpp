@@ -16,10 +16,10 @@
 #include <cudafilters/convolve_arithmetic.hpp>
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/device.hpp>
+#include <cudafilters/device_copy.hpp>
 #include <cudafilters/error.hpp>
 #include <cudafilters/presets.hpp>
 
-#include "../common/frame_floor.hpp"
 #include "../common/kernel_timing.hpp"
 #include "convolve_launch.hpp"
 
@@ -428,7 +428,8 @@ int main(int argc, char** argv) {
         Plane grayOut = makePlane(w, h, 1), rgbOut = makePlane(w, h, 3), rgbaOut = makePlane(w, h, 4);
 
         // What this timing method gives for work that costs (almost) nothing, and for moving the frame once:
-        // a 1-byte memset and a device-to-device copy of the GRAY8, RGB and RGBA frames.
+        // a 1-byte memset and a device-to-device copy of the GRAY8, RGB and RGBA frames (cudaMemcpy2DAsync, and the
+        // engine's copy on the SMs, copyDevicePlane: the floor of a kernel that reads and writes the frame once).
         {
             Row floor;
             floor.path = "floor: 1-byte memset";
@@ -450,9 +451,7 @@ int main(int argc, char** argv) {
                 floor.path = std::string("floor: ") + name + " frame copy on SMs";
                 floor.ours = medianMicros(
                     [&, in = in, out = out](int f) {
-                        const ImageView& v = (*in)[std::size_t(f)].view;
-                        benchcommon::copyFrameOnSms(v.data, v.pitch, out->view.data, out->view.pitch, v.rowBytes(),
-                                                    v.height, s);
+                        copyDevicePlane((*in)[std::size_t(f)].view, out->view, reinterpret_cast<GpuStream>(s));
                     },
                     int(in->size()), opt, s);
                 rows.push_back(floor);

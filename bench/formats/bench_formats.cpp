@@ -34,6 +34,7 @@
 // usage: bench-formats [--runs N] [--frames N] [--size WxH]... [--check cpu|reference]
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/cuda_raii.hpp>
+#include <cudafilters/device_copy.hpp>
 #include <cudafilters/device.hpp>
 #include <cudafilters/error.hpp>
 #include <cudafilters/histeq.hpp>
@@ -369,12 +370,12 @@ Work histeqWork(const Format& format, EqualizeDesc desc, Backend timed, Backend 
 }
 
 // The planes the work does not write copied from the input, as the CUDA executor does for frames in CUDA memory
-// (cudaMemcpy2DAsync device to device on the frame's stream).
+// (copyDevicePlane on the frame's stream).
 Work withPlaneCopies(Work work, const Format& format) {
     for (std::size_t p = 0; p < format.planes.size(); ++p)
         if (!work.written[p]) {
             work.bytes += 2.0 * double(format.planes[p].bytes());
-            work.calls += " + copy of plane " + std::to_string(p) + " (cudaMemcpy2DAsync)";
+            work.calls += " + copy of plane " + std::to_string(p) + " (copyDevicePlane)";
         }
     const std::vector<bool> written = work.written;
     Calls gpu = work.gpu, check = work.check;
@@ -382,9 +383,7 @@ Work withPlaneCopies(Work work, const Format& format) {
         gpu(s, d, st);
         for (std::size_t p = 0; p < written.size(); ++p)
             if (!written[p])
-                CUDAFILTERS_CHECK(cudaMemcpy2DAsync(d[p].data, d[p].pitch, s[p].data, s[p].pitch, s[p].rowBytes(),
-                                                    s[p].height, cudaMemcpyDeviceToDevice,
-                                                    reinterpret_cast<cudaStream_t>(st)));
+                copyDevicePlane(s[p], d[p], st);
     };
     work.check = [check, written](const std::vector<ImageView>& s, const std::vector<ImageView>& d, GpuStream st) {
         check(s, d, st);

@@ -17,7 +17,7 @@ flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG 
        -Icuda/include -Icuda/core -Icuda/src/convolve/cuda)
 
 sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp
-         cuda/src/common/device.cpp
+         cuda/src/common/device.cpp cuda/src/common/device_copy.cu
          cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
          cuda/src/convolve/crossover.cpp cuda/src/convolve/factory.cpp
          cuda/src/convolve/cpu/cpu_convolver.cpp cuda/src/convolve/cpu/cpu_responses_own.cpp

@@ -25,7 +25,7 @@ fi
 
 # The engine sources the CUDA equalizer and the reference need (CPU backend without OpenCV).
 sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp
-         cuda/src/common/device.cpp
+         cuda/src/common/device.cpp cuda/src/common/device_copy.cu
          cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
          cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/src/histeq/cuda/histeq_kernels.cu cuda/core/histeq_core.cpp
          cuda/reference/histeq_reference.cpp

@@ -23,12 +23,12 @@ else
 fi
 
 # The engine sources the CUDA path and the reference need (no OpenCV, no CPU backend on OpenCV).
-sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp
+sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp cuda/src/common/device_copy.cu
          cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
          cuda/src/convolve/crossover.cpp
          cuda/reference/convolve_reference.cpp
          cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
-         bench/common/frame_floor.cu bench/convolve/bench_convolve.cpp)
+         bench/convolve/bench_convolve.cpp)
 
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \
     'src="$1"; shift; obj="'"$out"'/obj/$(echo "$src" | tr / _).o"; "$@" -c "$src" -o "$obj" || exit 255' \

@@ -7,6 +7,7 @@
 #include "sample_bits_cases.hpp"
 
 #include <cudafilters/device.hpp>
+#include <cudafilters/device_copy.hpp>
 #include <cudafilters/error.hpp>
 #include <cudafilters/presets.hpp>
 
@@ -764,6 +765,41 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
     const std::vector<float> taps(31, 1.f / 31);
     EXPECT_FALSE(cuda_detail::launchSeparableStream(SampleType::U8, 5, shape, taps.data(), taps.data(), nullptr, 1));
     EXPECT_FALSE(cuda_detail::launchSeparableStream(SampleType::U16, 31, shape, taps.data(), taps.data(), nullptr, 1));
+#endif
+}
+
+// The engine's device-to-device plane copy (the convolver's copy path, the executor's plane copies): 16-byte, 4-byte
+// and byte words, odd pitches, planes of one pixel; the padding around the rows untouched; mismatched views refused.
+TEST(DeviceCopy, CopiesPlanesOfEveryAlignment) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Shape {
+        int w, h, ch;
+        SampleType type;
+        bool odd;
+        std::size_t pitch = 0;
+    };
+    const Shape shapes[] = {
+        {3840, 21, 4, SampleType::U8, false},    {1920, 17, 1, SampleType::U8, false},
+        {385, 289, 1, SampleType::U8, false},    {385, 40, 3, SampleType::U8, true},
+        {97, 53, 4, SampleType::U8, false, 97 * 4 + 4}, {131, 7, 2, SampleType::U16, true},
+        {1, 1, 1, SampleType::U8, false},        {1, 1, 1, SampleType::U8, true},
+    };
+    for (const Shape& c : shapes) {
+        HostImage input(c.w, c.h, c.ch, c.type);
+        input.fillRandom(c.w * 7 + c.h);
+        DevicePlane src(c.w, c.h, c.ch, c.type, c.odd, c.pitch);
+        src.upload(input);
+        DevicePlane dst(c.w, c.h, c.ch, c.type, !c.odd, 0);
+        dst.poisonRows();
+        copyDevicePlane(src.view, dst.view, nullptr);
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.ch);
+        EXPECT_TRUE(dst.paddingIntact()) << what;
+        EXPECT_EQ(compareImages(dst.download(), input).differing, 0) << what;
+    }
+    DevicePlane a(64, 8, 1, SampleType::U8, false), b(64, 9, 1, SampleType::U8, false);
+    EXPECT_THROW(copyDevicePlane(a.view, b.view, nullptr), InvalidArgument);
 #endif
 }
 

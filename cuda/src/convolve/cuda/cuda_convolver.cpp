@@ -6,6 +6,7 @@
 
 #include <cudafilters/convolve_crossover.hpp>
 #include <cudafilters/cuda_raii.hpp>
+#include <cudafilters/device_copy.hpp>
 #include <cudafilters/error.hpp>
 
 #include <algorithm>
@@ -176,8 +177,7 @@ private:
             return;
         }
         if (path_ == Path::Copy) {
-            CUDAFILTERS_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch, src.data, src.pitch, src.rowBytes(), src.height,
-                                                cudaMemcpyDeviceToDevice, stream));
+            copyDevicePlane(src, dst, stream);
             return;
         }
         const cuda_detail::ConvFrame f = cuda_detail::makeFrame(plan_, src, dst);
