@@ -497,6 +497,12 @@ int main(int argc, char** argv) {
                 variants.grayTile = -1;
                 run("direct variant -1", directPlan, gray, grayHost, grayOut, variants);
             }
+            for (int v = 1; v <= 2 && k == 3; ++v) {  // the register-window kernel, 8- and 16-row segments
+                cuda_detail::KernelVariants variants;
+                variants.registerWindow = v;
+                run("direct register-window variant " + std::to_string(v), directPlan, gray, grayHost, grayOut,
+                    variants);
+            }
             Row& direct = run("direct", directPlan, gray, grayHost, grayOut);
 #ifdef CUDAFILTERS_HAVE_NPP
             {
@@ -577,6 +583,11 @@ int main(int argc, char** argv) {
                 cuda_detail::KernelVariants perChannel;
                 perChannel.interleaved = -1;
                 run(name + " per-channel", colourPlan, in, hosts, out, perChannel);
+                for (int v = 1; v <= 2 && k == 3; ++v) {
+                    cuda_detail::KernelVariants variants;
+                    variants.registerWindow = v;
+                    run(name + " register-window variant " + std::to_string(v), colourPlan, in, hosts, out, variants);
+                }
                 Row& colour = run(name, colourPlan, in, hosts, out);
 #ifdef CUDAFILTERS_HAVE_NPP
                 const std::vector<std::uint8_t> ours = download(out.view);

@@ -872,9 +872,9 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
                 // Rows read in aligned words; the default (0) takes it where it measured faster.
-                const bool applies = v == 0 ? cuda_detail::separableRegistersApplies(SampleType::U8, k, frame, 0)
+                const bool applies = v == 0 ? cuda_detail::registerWindowApplies(SampleType::U8, k, 1, true, frame, 0)
                                             : compiled && frame.rowAlign >= 4 && c.h > k / 2;
-                EXPECT_EQ(cuda_detail::separableRegistersApplies(SampleType::U8, k, frame, v), applies) << what;
+                EXPECT_EQ(cuda_detail::registerWindowApplies(SampleType::U8, k, 1, true, frame, v), applies) << what;
                 EXPECT_TRUE(!applies || compiled) << what;
                 const bool launched = cuda_detail::launchSeparableRegistersU8(k, frame, plan.row.data(),
                                                                               plan.column.data(), nullptr, v);
@@ -897,6 +897,78 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
         }
     // Not the 4 odd pitches nor frames of R rows or fewer (1 × 1; 7 × 3 at K = 7); K = 7 only one channel.
     EXPECT_EQ(taken, 4 * (11 + 11 + 3));
+#endif
+}
+
+// The direct register-window kernel (K = 3, one kernel) against the kernels before it (interleaved, one-channel
+// tile, tiled, barrier-free), byte for byte, and within 1 of the reference, on the same shapes; none at K = 5.
+TEST(DirectRegisters, SameBytesAsTheTileKernels) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Shape {
+        int w, h, ch;
+        Border border;
+        unsigned mask, copy;
+        std::size_t pitch = 0;  // given: rows aligned to 4 bytes but not 16
+    };
+    const Shape shapes[] = {
+        {385, 289, 1, Border::Replicate, 1, 0},      {1921, 71, 1, Border::Reflect101, 1, 0},
+        {7, 3, 1, Border::Constant, 1, 0},           {66, 300, 1, Border::Wrap, 1, 0},
+        {193, 97, 2, Border::Replicate, 3, 0},       {485, 37, 3, Border::Constant, 7, 0},
+        {259, 130, 3, Border::Reflect, 7, 0},        {385, 289, 4, Border::Replicate, 7, 8},
+        {130, 70, 4, Border::Wrap, 0xF, 0},          {2, 5, 4, Border::Reflect, 0xF, 0},
+        {97, 53, 4, Border::Reflect101, 7, 8, 97 * 4 + 4},
+    };
+    int taken = 0;
+    for (int k : {3, 5})
+        for (const Shape& c : shapes) {
+            ConvolveDesc d;
+            d.kernels = {randomKernel(k, k, 40u + unsigned(k) + unsigned(c.w), false)};
+            d.border = c.border;
+            d.borderValue = 200;
+            d.bias = 3;
+            d.absolute = c.ch == 3;
+            d.channelMask = c.mask;
+            d.copyMask = c.copy;
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.ch);
+            ASSERT_FALSE(plan.separable);
+            HostImage input(c.w, c.h, c.ch, SampleType::U8);
+            input.fillRandom(k * 29 + c.w + c.ch);
+            DevicePlane src(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
+            src.upload(input);
+            const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                     "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask);
+            std::vector<float> taps(plan.kernels[0].taps.begin(), plan.kernels[0].taps.end());
+            DevicePlane beforeDst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
+            beforeDst.poisonRows();
+            cuda_detail::KernelVariants before;
+            before.registerWindow = -1;
+            cuda_detail::launchDirect(SampleType::U8, k, 1, cuda_detail::makeFrame(plan, src.view, beforeDst.view),
+                                      taps.data(), nullptr, before);
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            const HostImage expected = beforeDst.download();
+            const Difference ref = compareImages(expected, runBackend(Backend::Reference, plan, input));
+            EXPECT_LE(ref.maxAbs, 1) << what << ": " << describe(ref);
+            for (int v : {0, 1, 2, 3, 4}) {
+                DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
+                dst.poisonRows();
+                const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+                const bool launched = cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr, v);
+                // At K = 3 every variant, the default for 2 to 4 channels (these frames are below 4 Mpixel).
+                EXPECT_EQ(launched, k == 3 && (v > 0 || c.ch > 1)) << what << " variant " << v;
+                if (!launched) continue;
+                ++taken;
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                EXPECT_TRUE(dst.paddingIntact()) << what;
+                const Difference same = compareImages(dst.download(), expected);
+                EXPECT_EQ(same.differing, 0) << what << " variant " << v << ": " << describe(same);
+            }
+            DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
+            const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+            EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 2, frame, taps.data(), nullptr, 1));  // a bank
+            EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr, -1));
+        }
+    EXPECT_EQ(taken, 11 * 4 + 7);
 #endif
 }
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Register-window separable K×K correlation for u8 frames of 1 to 4 interleaved channels at small K (3, 5, 7): no
-// shared memory and no barrier. A warp walks a strip of 32 · PX pixels down a segment of rows; each lane holds PX
+// Register-window K×K correlation for u8 frames of 1 to 4 interleaved channels at small K: separable plans (K = 3, 5;
+// 7 for one channel) and direct plans of one kernel at K = 3 (at K = 5 its 25 FMA per sample in the K sums measured
+// slower than the shared-memory kernels: 4K RGB 74.4 against 63.8 µs, GRAY8 29.8 against 27.5, H200). No shared
+// memory and no barrier. A warp walks a strip of 32 · PX pixels down a segment of rows; each lane holds PX
 // consecutive pixels of the current source row, all channels, as one to four words. Per source row a lane converts
-// its filtered samples, takes the R pixels on either side from its neighbour lanes by shuffles, computes the row
-// pass of its pixels and adds each result into the K column sums (registers) it feeds, in tap order; the sum that
-// took its last tap is finished and stored. Lanes 0 and 31 only lend their pixels to their neighbours: a warp
+// its filtered samples, takes the R pixels on either side from its neighbour lanes by shuffles and adds the row into
+// the K sums (registers) of the output rows it feeds, in tap order: a separable plan its row pass times that output
+// row's column tap, a direct plan the row's K taps of that output row. The sum that took its last tap is finished
+// and stored. Lanes 0 and 31 only lend their pixels to their neighbours: a warp
 // outputs 30 · PX pixels and neighbouring strips overlap by 2 · PX. Every source row is loaded once per segment (the
 // next one while the current one is computed) and every intermediate row computed once per segment.
 //
@@ -13,7 +16,8 @@
 // 46.6 M warp instructions of which 19.4 M FMA, issue-bound at 70 % of the issue slots (H200, 65 µs). Here a
 // filtered sample costs about 2K FMA plus a conversion, a shuffle and its rounding.
 //
-// The sums are the tile kernel's (convolve_separable.cu), in the same order: the same bytes. Channels outside the
+// The sums are those of the tile kernels (convolve_separable.cu, convolve_direct.cuh), in the same order: the same
+// bytes. Channels outside the
 // compiled mask are copied from the source row (the launcher takes frames whose other channels are all copied).
 // Source rows are read in aligned words (rows 4-byte aligned; 16-byte words where rows are 16-byte aligned). Lanes
 // whose pixels are not all inside the frame load nothing, so no lane waits for single-byte loads: the R output
@@ -49,10 +53,10 @@ struct RowMap {
     __device__ int at(int y) const { return base + step * y; }
 };
 
-template <int K> struct RegisterParams {
+// SEP: taps = the row factor then the column factor (2K floats); else the K × K taps, row-major.
+template <int K, bool SEP> struct RegisterParams {
     ConvFrame f;
-    float row[K];
-    float column[K];
+    float taps[SEP ? 2 * K : K * K];
     int segment;  // output rows per warp
     int strips;   // strips per row
     // Output pixels the strips store: [begin, end), those whose window lies in whole lanes (lanes whose pixels are
@@ -132,8 +136,8 @@ __device__ __forceinline__ void placeCopied(unsigned packed, unsigned (&out)[NW]
 
 // The edge blocks: output pixels outside [begin, end) of the segment's rows, one thread per pixel and every
 // channel, from the source through borderIndex. The same sums in the same order as the strips: per window row the
-// row pass (taps left to right from 0), then that row's column tap.
-template <int K, int C, unsigned FMASK> __device__ void edgeColumns(const RegisterParams<K>& p) {
+// row pass (taps left to right from 0), then that row's column tap; direct, the row's taps left to right.
+template <int K, int C, unsigned FMASK, bool SEP> __device__ void edgeColumns(const RegisterParams<K, SEP>& p) {
     constexpr int R = K / 2;
     const ConvFrame& f = p.f;
     const int y0 = int(blockIdx.y) * p.segment;
@@ -144,6 +148,8 @@ template <int K, int C, unsigned FMASK> __device__ void edgeColumns(const Regist
         const int x = e < p.begin ? e : p.end + (e - p.begin);
         const int y = y0 + yo;
         float acc[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) acc[c] = 0.f;
 #pragma unroll
         for (int r = 0; r < K; ++r) {
             const int gy = borderIndex(y - R + r, f.height, f.border);
@@ -156,9 +162,10 @@ template <int K, int C, unsigned FMASK> __device__ void edgeColumns(const Regist
                 for (int kx = 0; kx < K; ++kx) {
                     const int gx = borderIndex(x - R + kx, f.width, f.border);
                     const float v = (row == nullptr || gx < 0) ? f.borderValue : float(__ldg(row + std::size_t(gx) * C + c));
-                    m = fmaf(p.row[kx], v, m);
+                    if constexpr (SEP) m = fmaf(p.taps[kx], v, m);
+                    else acc[c] = fmaf(p.taps[r * K + kx], v, acc[c]);
                 }
-                acc[c] = fmaf(p.column[r], m, r == 0 ? 0.f : acc[c]);
+                if constexpr (SEP) acc[c] = fmaf(p.taps[K + r], m, acc[c]);
             }
         }
         const unsigned char* in = f.src + std::size_t(y) * f.srcPitch + std::size_t(x) * C;
@@ -169,12 +176,12 @@ template <int K, int C, unsigned FMASK> __device__ void edgeColumns(const Regist
     }
 }
 
-template <int K, int C, unsigned FMASK>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(const __grid_constant__ RegisterParams<K> p) {
+template <int K, int C, unsigned FMASK, bool SEP>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(const __grid_constant__ RegisterParams<K, SEP> p) {
     using Cfg = RegisterConfig<K, C, FMASK>;
     constexpr int R = Cfg::R, PX = Cfg::PX, NW = Cfg::NW, NF = Cfg::NF;
     const ConvFrame& f = p.f;
-    if (blockIdx.x == gridDim.x - 1) return edgeColumns<K, C, FMASK>(p);
+    if (blockIdx.x == gridDim.x - 1) return edgeColumns<K, C, FMASK, SEP>(p);
     const int lane = threadIdx.x & 31;
     const int strip = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x >> 5);
     if (strip >= p.strips) return;  // the whole warp
@@ -246,13 +253,24 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) separableRegistersKernel(
             for (int i = 0; i < PX; ++i)
 #pragma unroll
                 for (int q = 0; q < NF; ++q) {
-                    float m = 0.f;
+                    if constexpr (SEP) {
+                        float m = 0.f;
 #pragma unroll
-                    for (int kx = 0; kx < K; ++kx) m = fmaf(p.row[kx], v[i + kx][q], m);
+                        for (int kx = 0; kx < K; ++kx) m = fmaf(p.taps[kx], v[i + kx][q], m);
 #pragma unroll
-                    for (int ky = 0; ky < K; ++ky) {
-                        const int s = (u - ky + K) % K;
-                        acc[s][i][q] = fmaf(p.column[ky], m, ky == 0 ? 0.f : acc[s][i][q]);
+                        for (int ky = 0; ky < K; ++ky) {
+                            const int s = (u - ky + K) % K;
+                            acc[s][i][q] = fmaf(p.taps[K + ky], m, ky == 0 ? 0.f : acc[s][i][q]);
+                        }
+                    } else {
+#pragma unroll
+                        for (int ky = 0; ky < K; ++ky) {
+                            const int s = (u - ky + K) % K;
+                            float a = ky == 0 ? 0.f : acc[s][i][q];
+#pragma unroll
+                            for (int kx = 0; kx < K; ++kx) a = fmaf(p.taps[ky * K + kx], v[i + kx][q], a);
+                            acc[s][i][q] = a;
+                        }
                     }
                 }
 
@@ -311,17 +329,15 @@ int segmentFor(int k, int strips, int height, int variant) {
     return std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
 }
 
-template <int K, int C, unsigned FMASK>
-void launchRegisters(const ConvFrame& frame, const float* row, const float* column, int variant, cudaStream_t stream) {
+// taps: the row then the column factor (SEP), or the K × K taps.
+template <int K, int C, unsigned FMASK, bool SEP>
+void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cudaStream_t stream) {
     using Cfg = RegisterConfig<K, C, FMASK>;
     const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
     const int segment = segmentFor(K, strips, frame.height, variant);
-    RegisterParams<K> p;
+    RegisterParams<K, SEP> p;
     p.f = frame;
-    for (int i = 0; i < K; ++i) {
-        p.row[i] = row[i];
-        p.column[i] = column[i];
-    }
+    for (int i = 0; i < (SEP ? 2 * K : K * K); ++i) p.taps[i] = taps[i];
     p.segment = segment;
     p.strips = strips;
     const int wholeEnd = frame.width / Cfg::PX * Cfg::PX;  // whole lanes hold pixels [0, wholeEnd)
@@ -329,30 +345,30 @@ void launchRegisters(const ConvFrame& frame, const float* row, const float* colu
     p.begin = std::min(Cfg::R, frame.width);
     p.end = std::max(wholeEnd - Cfg::R, p.begin);
     const dim3 grid((p.strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1, (frame.height + segment - 1) / segment);
-    separableRegistersKernel<K, C, FMASK><<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
-    CUDAFILTERS_CHECK_LAUNCH("separableRegistersKernel");
+    registerWindowKernel<K, C, FMASK, SEP><<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("registerWindowKernel");
 }
 
-template <int K>
-bool launchRegistersK(const ConvFrame& f, const float* row, const float* column, int variant, cudaStream_t stream) {
+template <int K, bool SEP>
+bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaStream_t stream) {
     const unsigned all = (1u << f.inChannels) - 1u;
     const unsigned mask = f.mask & all;
     switch (f.inChannels) {
     case 1:
-        if (mask == 1) return launchRegisters<K, 1, 1>(f, row, column, variant, stream), true;
+        if (mask == 1) return launchRegisters<K, 1, 1, SEP>(f, taps, variant, stream), true;
         return false;
     case 2:
         if constexpr (K <= 5)
-            if (mask == 3) return launchRegisters<K, 2, 3>(f, row, column, variant, stream), true;
+            if (mask == 3) return launchRegisters<K, 2, 3, SEP>(f, taps, variant, stream), true;
         return false;
     case 3:
         if constexpr (K <= 5)
-            if (mask == 7) return launchRegisters<K, 3, 7>(f, row, column, variant, stream), true;
+            if (mask == 7) return launchRegisters<K, 3, 7, SEP>(f, taps, variant, stream), true;
         return false;
     case 4:
         if constexpr (K <= 5) {
-            if (mask == 15) return launchRegisters<K, 4, 15>(f, row, column, variant, stream), true;
-            if (mask == 7 && (f.copy & 8u)) return launchRegisters<K, 4, 7>(f, row, column, variant, stream), true;
+            if (mask == 15) return launchRegisters<K, 4, 15, SEP>(f, taps, variant, stream), true;
+            if (mask == 7 && (f.copy & 8u)) return launchRegisters<K, 4, 7, SEP>(f, taps, variant, stream), true;
         }
         return false;
     default: return false;
@@ -361,19 +377,21 @@ bool launchRegistersK(const ConvFrame& f, const float* row, const float* column,
 
 }  // namespace
 
-bool separableRegistersApplies(SampleType type, int k, const ConvFrame& f, int variant) {
-    if (variant < 0 || type != SampleType::U8 || f.inChannels != f.outChannels || f.combine == Combine::Channels ||
-        f.rowAlign < 4 || !plainBytes(f) || f.height <= k / 2)
+bool registerWindowApplies(SampleType type, int k, int bank, bool separable, const ConvFrame& f, int variant) {
+    if (variant < 0 || type != SampleType::U8 || bank != 1 || f.inChannels != f.outChannels ||
+        f.combine == Combine::Channels || f.rowAlign < 4 || !plainBytes(f) || f.height <= k / 2)
         return false;
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
     const unsigned mask = f.mask & all;
     if ((mask | (f.copy & all)) != all) return false;  // every channel filtered or copied: whole pixels stored
-    const bool compiled = (k == 3 || k == 5) ? (c <= 2 || mask == all || (c == 4 && mask == 7)) : k == 7 && c == 1;
+    const bool channels = c <= 2 || mask == all || (c == 4 && mask == 7);
+    const bool compiled = separable ? ((k == 3 || k == 5) ? channels : k == 7 && c == 1) : k == 3 && channels;
     if (!compiled) return false;
     if (variant > 0) return true;
     // Where it measured faster than the kernels before it (H200, same runs; KernelVariants::registerWindow).
     const bool large = std::int64_t(f.width) * f.height >= 4000000;
+    if (!separable) return c > 1 || large;
     switch (c) {
     case 1: return k == 7 || large;
     case 4: return true;
@@ -383,12 +401,23 @@ bool separableRegistersApplies(SampleType type, int k, const ConvFrame& f, int v
 
 bool launchSeparableRegistersU8(int k, const ConvFrame& frame, const float* row, const float* column,
                                 cudaStream_t stream, int variant) {
-    if (!separableRegistersApplies(SampleType::U8, k, frame, variant)) return false;
-    switch (k) {
-    case 3: return launchRegistersK<3>(frame, row, column, variant, stream);
-    case 5: return launchRegistersK<5>(frame, row, column, variant, stream);
-    default: return launchRegistersK<7>(frame, row, column, variant, stream);
+    if (!registerWindowApplies(SampleType::U8, k, 1, true, frame, variant)) return false;
+    float taps[2 * 7];
+    for (int i = 0; i < k; ++i) {
+        taps[i] = row[i];
+        taps[k + i] = column[i];
     }
+    switch (k) {
+    case 3: return launchRegistersK<3, true>(frame, taps, variant, stream);
+    case 5: return launchRegistersK<5, true>(frame, taps, variant, stream);
+    default: return launchRegistersK<7, true>(frame, taps, variant, stream);
+    }
+}
+
+bool launchDirectRegistersU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                             int variant) {
+    if (!registerWindowApplies(SampleType::U8, k, bank, false, frame, variant)) return false;
+    return launchRegistersK<3, false>(frame, taps, variant, stream);
 }
 
 }  // namespace cudafilters::cuda_detail
