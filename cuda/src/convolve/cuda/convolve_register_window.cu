@@ -1,29 +1,28 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Register-window K×K correlation for u8 frames of 1 to 4 interleaved channels at small K: separable plans (K = 3, 5;
-// 7 for one channel) and direct plans of one kernel at K = 3 (at K = 5 its 25 FMA per sample in the K sums measured
-// slower than the shared-memory kernels: 4K RGB 74.4 against 63.8 µs, GRAY8 29.8 against 27.5, H200). No shared
-// memory and no barrier. A warp walks a strip of 32 · PX pixels down a segment of rows; each lane holds PX
-// consecutive pixels of the current source row, all channels, as one to four words. Per source row a lane converts
-// its filtered samples, takes the R pixels on either side from its neighbour lanes by shuffles and adds the row into
-// the K sums (registers) of the output rows it feeds, in tap order: a separable plan its row pass times that output
-// row's column tap, a direct plan the row's K taps of that output row. The sum that took its last tap is finished
-// and stored. Lanes 0 and 31 only lend their pixels to their neighbours: a warp
-// outputs 30 · PX pixels and neighbouring strips overlap by 2 · PX. Every source row is loaded once per segment (the
-// next one while the current one is computed) and every intermediate row computed once per segment.
+// 7 for one channel) and direct plans of one kernel at K = 3. No shared memory and no barrier.
+//
+// A warp walks a strip of 32 · PX pixels down a segment of rows; each lane holds PX consecutive pixels of a source
+// row, all channels, as one to four words, loaded K − 1 rows ahead. Per source row a lane converts its filtered
+// samples, takes the R pixels on either side from its neighbour lanes by shuffles and adds the row into the K sums
+// (registers) of the output rows it feeds, in tap order: for a separable plan its row pass times that output row's
+// column tap, for a direct plan the row's K taps of that output row. The sum that took its last tap is finished and
+// stored as whole words. Lanes 0 and 31 only lend their pixels: a warp outputs 30 · PX pixels, and neighbouring
+// strips overlap by 2 · PX. Every source row is loaded, and every intermediate row computed, once per segment.
 //
 // Why: at small K the shared-memory kernels spend most of their instructions outside the arithmetic (tile stores,
 // shared loads, barriers, halo rows): Nsight Compute on the interleaved direct kernel, 4K RGBA 5 × 5, counted
 // 46.6 M warp instructions of which 19.4 M FMA, issue-bound at 70 % of the issue slots (H200, 65 µs). Here a
-// filtered sample costs about 2K FMA plus a conversion, a shuffle and its rounding.
+// filtered sample costs its FMAs plus a conversion, a shuffle and its rounding. (Direct plans at K = 5, 25 FMA per
+// sample, measured slower than the shared-memory kernels: 4K RGB 74.4 against 63.8 µs, GRAY8 29.8 against 27.5.)
 //
 // The sums are those of the tile kernels (convolve_separable.cu, convolve_direct.cuh), in the same order: the same
-// bytes. Channels outside the
-// compiled mask are copied from the source row (the launcher takes frames whose other channels are all copied).
-// Source rows are read in aligned words (rows 4-byte aligned; 16-byte words where rows are 16-byte aligned). Lanes
-// whose pixels are not all inside the frame load nothing, so no lane waits for single-byte loads: the R output
-// pixels at the left edge and those near the right edge whose window reaches such a lane are computed by one extra
-// column of blocks, sample by sample through borderIndex. Rows outside the frame come through borderIndex too;
-// Border::Constant samples read as borderValue.
+// bytes. Channels outside the compiled mask are copied from the source row (the launcher takes frames whose other
+// channels are all copied). Rows are read in aligned words (rows 4-byte aligned; 8- and 16-byte words on 16-byte
+// aligned rows). Lanes whose pixels are not all inside the frame load nothing, so no lane waits on single-byte
+// loads: the R output pixels at the left edge, and those near the right edge whose window reaches such a lane, are
+// computed by one extra column of blocks, sample by sample through borderIndex. Rows outside the frame map to rows
+// inside it by RowMap; Border::Constant samples read as borderValue.
 #include "convolve_device.cuh"
 
 #include <algorithm>
@@ -196,7 +195,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
     const bool absolute = f.absolute != 0;
     const long dstBytes = long(x) * C;
 
-    float acc[K][PX][NF];  // column sums; output row o of the segment in slot o mod K
+    float acc[K][PX][NF];  // the sums of the output rows in flight: output row o of the segment in slot o mod K
 #pragma unroll
     for (int s = 0; s < K; ++s)
 #pragma unroll
