@@ -515,9 +515,14 @@ int main(int argc, char** argv) {
             (void)direct;
 #endif
             // Separable: a Gaussian (given as row and column), and the same kernel through the direct path.
-            ConvolveDesc g = presetDesc(Preset::Gaussian, k);
-            g.border = Border::Replicate;
-            ConvolvePlan sepPlan = ConvolvePlan::make(g, SampleType::U8, 1);
+            // Gaussian plans (separable), replicate border; `mask`: the channels filtered, the others copied.
+            auto gaussianPlan = [k](int channels, unsigned mask = 0xF) {
+                ConvolveDesc desc = presetDesc(Preset::Gaussian, k);
+                desc.border = Border::Replicate;
+                desc.channelMask = mask;
+                return ConvolvePlan::make(desc, SampleType::U8, channels);
+            };
+            ConvolvePlan sepPlan = gaussianPlan(1);
             if (k >= 7) {  // the tilings from K = 15, the streaming kernel (3, 4) from K = 7
                 for (int v = k >= 15 ? 0 : 3; v < cuda_detail::kSeparableVariants - 1; ++v) {
                     cuda_detail::KernelVariants variants;
@@ -603,10 +608,7 @@ int main(int argc, char** argv) {
             // interleaved direct kernel on the full taps (1), the interleaved separable kernel (3), then the default
             // (the faster of the interleaved two: direct for K <= 5, separable for K = 7, 9).
             {
-                ConvolveDesc rg = presetDesc(Preset::Gaussian, k);
-                rg.border = Border::Replicate;
-                rg.channelMask = 0x7;
-                const ConvolvePlan rgPlan = ConvolvePlan::make(rg, SampleType::U8, 4);
+                const ConvolvePlan rgPlan = gaussianPlan(4, 0x7);
                 for (int v : {2, 1, 3}) {
                     cuda_detail::KernelVariants variants;
                     variants.registerWindow = -1;
@@ -632,31 +634,21 @@ int main(int argc, char** argv) {
                         variants);
                 }
                 if (k <= 7) {  // two channels (a UV plane): the kernels before the register-window one, the default
-                    ConvolveDesc uv = presetDesc(Preset::Gaussian, k);
-                    uv.border = Border::Replicate;
-                    const ConvolvePlan uvPlan = ConvolvePlan::make(uv, SampleType::U8, 2);
+                    const ConvolvePlan uvPlan = gaussianPlan(2);
                     cuda_detail::KernelVariants before;
                     before.registerWindow = -1;
                     run("2-channel gaussian before register-window", uvPlan, pair, pairHost, pairOut, before);
                     run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
                 }
-                if (k <= 5) {  // RGB: the interleaved direct kernel on the full taps against the default
-                    ConvolveDesc rgbGauss = presetDesc(Preset::Gaussian, k);
-                    rgbGauss.border = Border::Replicate;
-                    const ConvolvePlan rgbPlan = ConvolvePlan::make(rgbGauss, SampleType::U8, 3);
+                // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 15):
+                // up to K = 5 the interleaved direct kernel on the full taps, from K = 15 the per-channel tile kernel.
+                if (k <= 5 || k >= 15) {
+                    const ConvolvePlan rgbPlan = gaussianPlan(3);
                     cuda_detail::KernelVariants before;
                     before.registerWindow = -1;
-                    run("RGB gaussian interleaved direct", rgbPlan, rgb, rgbHost, rgbOut, before);
-                    run("RGB gaussian", rgbPlan, rgb, rgbHost, rgbOut);
-                }
-                if (k >= 15) {  // RGB: the per-channel tile kernel against the default (the streaming kernel)
-                    ConvolveDesc rgbGauss = presetDesc(Preset::Gaussian, k);
-                    rgbGauss.border = Border::Replicate;
-                    const ConvolvePlan rgbPlan = ConvolvePlan::make(rgbGauss, SampleType::U8, 3);
-                    cuda_detail::KernelVariants tile;
-                    tile.interleaved = 2;
-                    tile.separable = 2;
-                    run("RGB gaussian per-channel separable", rgbPlan, rgb, rgbHost, rgbOut, tile);
+                    if (k >= 15) before.interleaved = before.separable = 2;
+                    run(k <= 5 ? "RGB gaussian interleaved direct" : "RGB gaussian per-channel separable", rgbPlan,
+                        rgb, rgbHost, rgbOut, before);
                     run("RGB gaussian", rgbPlan, rgb, rgbHost, rgbOut);
                 }
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);

@@ -25,6 +25,8 @@ void checkCuda(cudaError_t status, const char* call);
 
 // The current device of the calling thread (cudaGetDevice), checked.
 int currentDevice();
+// Its multiprocessor count (kernels size their grids by it), checked.
+int currentDeviceMultiprocessors();
 
 // Makes `device` current for the scope and restores the previous one after: cudaSetDevice only when it differs, so a
 // context pushed by the caller (the plugin's GstCudaContext) stays current when it already is the device's. The

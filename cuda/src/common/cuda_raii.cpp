@@ -19,6 +19,12 @@ int currentDevice() {
     return device;
 }
 
+int currentDeviceMultiprocessors() {
+    int count = 0;
+    CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, currentDevice()));
+    return count;
+}
+
 ScopedDevice::ScopedDevice(int device) : previous_(currentDevice()) {
     if (previous_ == device) return;
     CUDAFILTERS_CHECK(cudaSetDevice(device));

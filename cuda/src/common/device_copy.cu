@@ -25,10 +25,8 @@ __global__ void copyWords(const unsigned char* src, std::size_t srcPitch, unsign
 template <typename Word> void launchCopy(const ImageView& src, const ImageView& dst, cudaStream_t stream) {
     const unsigned rowWords = unsigned(src.rowBytes() / sizeof(Word));
     const std::size_t items = std::size_t(rowWords) * src.height;
-    int device = 0, sms = 0;
-    CUDAFILTERS_CHECK(cudaGetDevice(&device));
-    CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const std::size_t blocks = (items + 255) / 256, cap = std::size_t(sms) * 8;  // 8 blocks of 256 fill an SM
+    const std::size_t blocks = (items + 255) / 256;
+    const std::size_t cap = std::size_t(currentDeviceMultiprocessors()) * 8;  // 8 blocks of 256 fill an SM
     copyWords<Word><<<unsigned(blocks < cap ? blocks : cap), 256, 0, stream>>>(
         static_cast<const unsigned char*>(src.data), src.pitch, static_cast<unsigned char*>(dst.data), dst.pitch,
         rowWords, unsigned(src.height));

@@ -321,11 +321,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
 int segmentFor(int k, int strips, int height, int variant) {
     if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
     if (k <= 3) return 8;
-    int device = 0, sms = 132;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-        sms = 132;
-    return std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
+    return std::int64_t(strips) * ((height + 15) / 16) < 8L * currentDeviceMultiprocessors() ? 8 : 16;
 }
 
 // taps: the row then the column factor (SEP), or the K × K taps.

@@ -298,9 +298,7 @@ void launchStreamT(const ConvFrame& frame, const float* row, const float* column
     auto kernel = separableStreamKernel<T, K, C, WB>;
     if (smem > 48 * 1024)
         CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    int device = 0, sms = 0;
-    CUDAFILTERS_CHECK(cudaGetDevice(&device));
-    CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = currentDeviceMultiprocessors();
     // Segments tall enough to fill `waves` waves of blocks and no more: each segment recomputes K − 1 rows.
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
     const int segments = std::max(1, sms * blocksPerSm<T, K, C, WB>(p.planes, smem) * waves / strips);
