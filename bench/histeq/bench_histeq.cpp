@@ -81,13 +81,11 @@ double medianMicroseconds(int runs, int frames, cudaStream_t stream, const std::
     return benchcommon::medianEventMicros(work, frames, runs, false, stream);
 }
 
-std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, detail::GlobalVariant variant) {
-    detail::KernelVariants variants;
-    variants.global = variant;
+std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, const detail::KernelVariants& variants) {
     return detail::makeCudaEqualizer(EqualizePlan::make(desc, SampleType::U8, 1), variants);
 }
 
-bool checkAgainstReference(const EqualizeDesc& desc, detail::GlobalVariant variant, const Plane& in,
+bool checkAgainstReference(const EqualizeDesc& desc, const detail::KernelVariants& variant, const Plane& in,
                            const std::vector<std::uint8_t>& host, const Plane& out, cudaStream_t stream) {
     auto gpu = cudaEqualizer(desc, variant);
     auto ref = makeEqualizer(desc, SampleType::U8, 1, Backend::Reference);
@@ -142,16 +140,31 @@ int main(int argc, char** argv) {
         EqualizeDesc claheSmooth = clahe;
         claheSmooth.smoothing = 0.9;
 
-        struct Case { std::string name; EqualizeDesc desc; detail::GlobalVariant variant; };
+        struct Case { std::string name; EqualizeDesc desc; detail::KernelVariants variant; };
         std::vector<Case> cases;
         for (int v = 0; v < detail::kGlobalVariants; ++v) {
-            const auto variant = detail::GlobalVariant(v);
-            const std::string suffix = std::string(" (") + detail::globalVariantName(variant) + ")";
+            detail::KernelVariants variant;
+            variant.global = detail::GlobalVariant(v);
+            const std::string suffix = std::string(" (") + detail::globalVariantName(variant.global) + ")";
             cases.push_back({"global" + suffix, global, variant});
             cases.push_back({"global+stats" + suffix, globalStats, variant});
         }
-        cases.push_back({"clahe 8x8 clip 2", clahe, detail::KernelVariants{}.global});
-        cases.push_back({"clahe 8x8 clip 2 a=0.9", claheSmooth, detail::KernelVariants{}.global});
+        cases.push_back({"clahe 8x8 clip 2", clahe, {}});
+        cases.push_back({"clahe 8x8 clip 2 a=0.9", claheSmooth, {}});
+        // CLAHE's apply variants and the histogram pass's blocks per SM (2: the sixth session's kernels).
+        for (int apply = 0; apply < detail::kClaheApplyVariants; ++apply)
+            for (int blocksPerSm : {2, 4, 8})
+                for (int bandRows : {0, 16, 32}) {
+                    detail::KernelVariants variant;
+                    variant.claheApply = detail::ClaheApply(apply);
+                    variant.histogramBlocksPerSm = blocksPerSm;
+                    variant.bandRows = bandRows;
+                    if (variant.claheApply == detail::ClaheApply::Chunks && bandRows != 0) continue;
+                    cases.push_back({std::string("clahe 8x8 clip 2 (") + detail::claheApplyName(variant.claheApply) +
+                                         ", " + std::to_string(blocksPerSm) + " histogram blocks/SM" +
+                                         (apply ? bandRows ? ", " + std::to_string(bandRows) + "-row bands" : ", one wave of bands" : "") + ")",
+                                     clahe, variant});
+                }
         for (const Case& c : cases) {
             const bool exact = checkAgainstReference(c.desc, c.variant, in[0], host[0], out, stream.get());
             auto eq = cudaEqualizer(c.desc, c.variant);

@@ -758,6 +758,58 @@ TEST(HisteqGpuGlobalVariants, OtherPlansUnchanged) {
     }
 }
 
+// CLAHE's apply variants on u8 planes and Y/chroma pairs (either channel equalized): the band kernel at several band
+// lengths and histogram block counts, beside the chunk kernel it replaced, on grids whose LUT pairs fit a band and
+// grids that fall back (64 × 1 on a narrow frame), widths that end in a partial chunk, odd pitches (which take the
+// one-pixel kernels) and in place.
+TEST(HisteqGpuClaheVariants, MatchReference) {
+    REQUIRE_GPU();
+    struct Variant {
+        detail::ClaheApply apply;
+        int histogramBlocksPerSm, bandRows;
+    };
+    const Variant variants[] = {{detail::ClaheApply::Chunks, 2, 0},
+                                {detail::ClaheApply::Bands, 0, 0},
+                                {detail::ClaheApply::Bands, 4, 8},
+                                {detail::ClaheApply::Bands, 8, 16}};
+    struct Layout {
+        int channels, luma;
+    };
+    const Layout layouts[] = {{1, 0}, {2, 0}, {2, 1}};
+    const std::vector<Size2> sizes{{16, 16}, {17, 5}, {97, 61}, {333, 177}, {1921, 1081}, {4001, 2203}};
+    const std::vector<std::pair<int, int>> grids{{1, 1}, {2, 3}, {8, 8}, {16, 4}, {64, 1}, {3, 21}};
+    for (const Layout& layout : layouts)
+        for (Size2 s : sizes)
+            for (auto [tx, ty] : grids) {
+                if (tx > s.w || ty > s.h || (s.w > 2000 && tx * ty < 64 && tx != 8)) continue;
+                const EqualizePlan plan = EqualizePlan::make(clahe(2, tx, ty), SampleType::U8, layout.channels, {},
+                                                             {}, layout.luma);
+                HostImage src(s.w, s.h, layout.channels, SampleType::U8);
+                fillPattern(src, (s.w + tx) % 2 ? Pattern::Random : Pattern::Blobs, 5 + tx + ty);
+                auto ref = makeReferenceEqualizer(plan);
+                const HostImage expected = runHost(*ref, src);
+                for (const Variant& v : variants) {
+                    detail::KernelVariants kv;
+                    kv.claheApply = v.apply;
+                    kv.histogramBlocksPerSm = v.histogramBlocksPerSm;
+                    kv.bandRows = v.bandRows;
+                    auto gpu = detail::makeCudaEqualizer(plan, kv);
+                    const std::string what = std::string(detail::claheApplyName(v.apply)) + " " +
+                                             std::to_string(v.histogramBlocksPerSm) + "/" +
+                                             std::to_string(v.bandRows) + " " + std::to_string(layout.channels) +
+                                             "ch Y at " + std::to_string(layout.luma) + " " + sizeName(s) + " grid " +
+                                             std::to_string(tx) + "x" + std::to_string(ty);
+                    for (bool aligned : {true, false})
+                        EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, aligned)).differing, 0)
+                            << what << (aligned ? " aligned" : " odd pitch");
+                    DeviceFrame frame(src, true);
+                    gpu->process(frame.view(), frame.view(), nullptr);
+                    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                    EXPECT_EQ(compareImages(expected, frame.download()).differing, 0) << what << " in place";
+                }
+            }
+}
+
 #endif  // CUDAFILTERS_HAVE_CUDA
 
 TEST(HisteqGpuAvailability, CudaBackendIsUsableWhenADeviceIsPresent) {

@@ -51,6 +51,7 @@ public:
                        variants_.global == GlobalVariant::PrivateCounters) &&
                       detail::overlapSupported();
         if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
+        dependentLaunch_ = detail::overlapSupported();
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());
@@ -136,8 +137,9 @@ public:
             p.tileHeight = src.height;
         }
         const int tiles = p.tilesX * p.tilesY;
-        // Enough blocks to fill the GPU twice over, each with at least a few rows of its tile.
-        p.splits = std::clamp(2 * multiprocessors_ / tiles, 1, std::max(1, p.tileHeight / 2));
+        // Enough blocks to fill the GPU, each with at least a few rows of its tile.
+        const int blocksPerSm = variants_.histogramBlocksPerSm > 0 ? variants_.histogramBlocksPerSm : kHistogramBlocksPerSm;
+        p.splits = std::clamp(blocksPerSm * multiprocessors_ / tiles, 1, std::max(1, p.tileHeight / 2));
         p.smoothTarget = plan_.smoothing > 0.0f ? (plan_.smoothTarget == SmoothTarget::Histogram ? 1 : 2) : 0;
         p.alphaFixed = core::smoothingFactor(plan_.smoothing);
         p.first = first_ ? 1 : 0;
@@ -153,6 +155,12 @@ public:
         }
         p.vectorized = (plan_.type == SampleType::U8 ? plan_.channels <= 2 : plan_.channels == 1) &&
                        aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
+        if (variants_.claheApply == detail::ClaheApply::Bands) {
+            const int rows = variants_.bandRows > 0 ? variants_.bandRows : bandRowsForOneWave(p);
+            p.bandSharedBytes = detail::claheBandSharedBytes(p, rows);
+            p.bandRows = p.bandSharedBytes > 0 ? rows : 0;
+            p.overlapped = p.bandRows > 0 && dependentLaunch_;
+        }
 
         if (frames_ > 0) CUDAFILTERS_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
         if (blockLutApplies()) {
@@ -213,10 +221,22 @@ public:
 
 private:
     static constexpr std::size_t kHistPairBytes = 2 * 256 * sizeof(std::uint32_t);
+    static constexpr int kHistogramBlocksPerSm = 2;
 
     bool blockLutApplies() const {
         return variants_.global != GlobalVariant::LastBlockLut && plan_.mode == EqualizeMode::Global &&
                plan_.type == SampleType::U8 && plan_.channels == 1 && plan_.smoothing == 0.0f;
+    }
+
+    // Bands as tall as one wave of the band kernel's blocks allows (its tail was a third of its time at 1.4 waves),
+    // within [8, kMaxBandRows] rows.
+    int bandRowsForOneWave(const HisteqParams& p) {
+        const int sharedBytes = detail::claheBandSharedBytes(p, detail::kMaxBandRows);
+        if (sharedBytes == 0) return 8;
+        BandOccupancy& o = bandOccupancy_[p.channels - 1];
+        if (o.sharedBytes != sharedBytes) o = {sharedBytes, detail::claheBandBlocksPerSm(p.channels, sharedBytes)};
+        const int bands = std::max(1, o.blocksPerSm * multiprocessors_ / detail::claheBandStrips(p));
+        return std::clamp((p.height + bands - 1) / bands, 8, detail::kMaxBandRows);
     }
 
     void releaseDeviceObjects() noexcept {
@@ -234,6 +254,11 @@ private:
     int tileCapacity_;          // tiles the tables were allocated for
     KernelVariants variants_;
     bool overlapped_ = false;   // GlobalVariant::BlockLutOverlapped where the device runs it
+    bool dependentLaunch_ = false;  // the device runs apply kernels as programmatic dependents (ClaheApply::Bands)
+    struct BandOccupancy {
+        int sharedBytes = 0, blocksPerSm = 0;
+    };
+    BandOccupancy bandOccupancy_[2];  // band kernel blocks an SM holds, per channel count, for the last shared size
     int device_ = 0;
     int multiprocessors_ = 0;   // of device_
     Stream memory_;             // allocates and frees the buffers below
@@ -256,6 +281,14 @@ const char* globalVariantName(GlobalVariant v) {
     case GlobalVariant::BlockLut: return "block LUT";
     case GlobalVariant::BlockLutOverlapped: return "block LUT, overlapped launch";
     case GlobalVariant::PrivateCounters: return "block LUT, overlapped, private counters";
+    }
+    return "?";
+}
+
+const char* claheApplyName(ClaheApply v) {
+    switch (v) {
+    case ClaheApply::Chunks: return "chunks";
+    case ClaheApply::Bands: return "bands";
     }
     return "?";
 }

@@ -76,6 +76,18 @@ __device__ __forceinline__ void pixelValues(const T* px, const HisteqParams& p, 
 
 __device__ __forceinline__ int saturateRound(float v, int hi) { return clampTo(__float2int_rn(v), hi); }
 
+// Programmatic dependent launch (sm_90): no-ops when the kernels are launched the ordinary way.
+__device__ __forceinline__ void releaseDependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void waitForPrerequisites() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 template <typename T> __device__ __forceinline__ const T* rowOf(const void* base, std::size_t pitch, int y) {
     return reinterpret_cast<const T*>(static_cast<const std::uint8_t*>(base) + std::size_t(y) * pitch);
 }
@@ -290,6 +302,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     __shared__ unsigned scratch[kThreads / 32];
     __shared__ bool lastOfTile;
 
+    releaseDependents();  // the apply kernel's blocks may take their places as soon as all of these have started
     const int tile = blockIdx.y;
     const int tx = tile % p.tilesX, ty = tile / p.tilesX;
     const int x0 = tx * p.tileWidth, x1 = x0 + p.tileWidth;
@@ -350,31 +363,58 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
         const int c0 = x0 & ~(PPC - 1);
         const int chunks = (x1 - c0 + PPC - 1) / PPC;
         const int items = chunks * (y1 - y0);
-        for (int i = blockIdx.x * kThreads + threadIdx.x; i < items; i += p.splits * kThreads) {
-            const int y = y0 + i / chunks, c = c0 + (i % chunks) * PPC;
-            const T* row = rowOf<T>(p.src, p.srcPitch, reflect101(y, p.height));
-            if (c >= x0 && c + PPC <= x1 && c + PPC <= p.width) {
-                const uint4 q = __ldg(reinterpret_cast<const uint4*>(row + std::size_t(c) * CH));
-                const unsigned w[4] = {q.x, q.y, q.z, q.w};
+        // Item i is (row i / chunks, chunk i % chunks); a thread's items step by `stride`, kBatch loads issued
+        // before any is counted.
+        constexpr int kBatch = 4;
+        const int stride = p.splits * kThreads, strideRows = stride / chunks, strideChunks = stride % chunks;
+        int i = blockIdx.x * kThreads + threadIdx.x;
+        int itemRow = i / chunks, itemChunk = i % chunks;
+        while (i < items) {
+            uint4 q[kBatch];
+            int ys[kBatch], cs[kBatch];
+            bool whole[kBatch];
 #pragma unroll
-                for (int j = 0; j < PPC; ++j) {
-                    if constexpr (sizeof(T) == 2) {  // one channel: sample j as a level of the real depth
-                        const int sample = int((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu);
-                        const int v[1] = {min(sample >> p.shift, bins - 1)};
-                        countValues(c + j, y, v);
-                    } else {
-                        // The equalized byte of pixel j, chosen without indexing by the run-time luma channel (an
-                        // array indexed so would live in local memory).
-                        const int b0 = j * CH, b1 = CH == 2 ? j * CH + 1 : b0;
-                        const int first = int((w[b0 >> 2] >> ((b0 & 3) * 8)) & 0xffu);
-                        const int second = int((w[b1 >> 2] >> ((b1 & 3) * 8)) & 0xffu);
-                        const int v[1] = {CH == 2 && p.lumaChannel == 1 ? second : first};
-                        countValues(c + j, y, v);
-                    }
+            for (int k = 0; k < kBatch; ++k) {
+                ys[k] = i < items ? y0 + itemRow : -1;
+                cs[k] = c0 + itemChunk * PPC;
+                whole[k] = ys[k] >= 0 && cs[k] >= x0 && cs[k] + PPC <= x1 && cs[k] + PPC <= p.width;
+                if (whole[k])
+                    q[k] = __ldg(reinterpret_cast<const uint4*>(rowOf<T>(p.src, p.srcPitch, reflect101(ys[k], p.height)) +
+                                                                std::size_t(cs[k]) * CH));
+                i += stride;
+                itemRow += strideRows;
+                itemChunk += strideChunks;
+                if (itemChunk >= chunks) {
+                    itemChunk -= chunks;
+                    ++itemRow;
                 }
-            } else {
-                for (int x = max(c, x0); x < min(c + PPC, x1); ++x)
-                    count(x, y, row + std::size_t(reflect101(x, p.width)) * CH);
+            }
+#pragma unroll
+            for (int k = 0; k < kBatch; ++k) {
+                const int y = ys[k], c = cs[k];
+                if (whole[k]) {
+                    const unsigned w[4] = {q[k].x, q[k].y, q[k].z, q[k].w};
+#pragma unroll
+                    for (int j = 0; j < PPC; ++j) {
+                        if constexpr (sizeof(T) == 2) {  // one channel: sample j as a level of the real depth
+                            const int sample = int((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu);
+                            const int v[1] = {min(sample >> p.shift, bins - 1)};
+                            countValues(c + j, y, v);
+                        } else {
+                            // The equalized byte of pixel j, chosen without indexing by the run-time luma channel
+                            // (an array indexed so would live in local memory).
+                            const int b0 = j * CH, b1 = CH == 2 ? j * CH + 1 : b0;
+                            const int first = int((w[b0 >> 2] >> ((b0 & 3) * 8)) & 0xffu);
+                            const int second = int((w[b1 >> 2] >> ((b1 & 3) * 8)) & 0xffu);
+                            const int v[1] = {CH == 2 && p.lumaChannel == 1 ? second : first};
+                            countValues(c + j, y, v);
+                        }
+                    }
+                } else if (y >= 0) {
+                    const T* row = rowOf<T>(p.src, p.srcPitch, reflect101(y, p.height));
+                    for (int x = max(c, x0); x < min(c + PPC, x1); ++x)
+                        count(x, y, row + std::size_t(reflect101(x, p.width)) * CH);
+                }
             }
         }
     } else {
@@ -664,6 +704,116 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
     }
 }
 
+// ClaheApply::Bands: CLAHE of u8 planes (CH = 1) and Y/chroma pairs (CH = 2, p.lumaChannel mapped) with 16-byte
+// aligned rows. Block (x, y) takes a strip of 32 chunks across and band y of p.bandRows rows. For the tile regions its
+// pixels fall in (t of tileCoordinate, across and down) it stages one word per level: the four tiles' LUT bytes
+// (l11, l12, l21, l22 of blend()), so a pixel costs one shared load. Warp w walks rows w, w + 8, … of the band, one
+// chunk per lane, with the chunk's column weights computed once. The arithmetic is blend()'s, bit for bit.
+constexpr int kBandWarps = kThreads / 32;
+
+__device__ __forceinline__ int tileRegion(int pos, float inv) {
+    return int(floorf(__fsub_rn(__fmul_rn(float(pos), inv), 0.5f)));
+}
+
+// Byte k of w as a float (exact: 2^23 + byte, less 2^23), without a conversion instruction.
+template <int k> __device__ __forceinline__ float byteAsFloat(unsigned w) {
+    return __fsub_rn(__int_as_float(int(__byte_perm(w, 0x4B000000u, 0x7540 + k))), 8388608.0f);
+}
+
+// saturateRound(v, 255) for 0 <= v < 2^22: adding 1.5 · 2^23 rounds to an integer, half to even, as cvt.rni does.
+__device__ __forceinline__ unsigned roundToByte(float v) {
+    return min(unsigned(__float_as_int(__fadd_rn(v, 12582912.0f)) - 0x4B400000), 255u);
+}
+
+template <int CH>
+__global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p) {
+    extern __shared__ unsigned sQuads[];
+    constexpr int PPC = 16 / CH;  // pixels per chunk
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int stripFirst = blockIdx.x * 32 * PPC, stripLast = min(stripFirst + 32 * PPC, p.width) - 1;
+    const int bandFirst = blockIdx.y * p.bandRows, bandLast = min(bandFirst + p.bandRows, p.height) - 1;
+    const int columnFirst = tileRegion(stripFirst, p.invTileWidth);
+    const int columns = tileRegion(stripLast, p.invTileWidth) + 1 - columnFirst;
+    const int rowFirst = tileRegion(bandFirst, p.invTileHeight);
+    const int rows = tileRegion(bandLast, p.invTileHeight) + 1 - rowFirst;
+
+    const int x = stripFirst + lane * PPC;
+    struct Column {
+        float xa, xa1;
+        int offset;  // of the pixel's region in its row of regions, in words
+    };
+    auto columnOf = [&](int xx) {
+        const float f = __fsub_rn(__fmul_rn(float(xx), p.invTileWidth), 0.5f);
+        const int t = int(floorf(f));
+        const float xa = __fsub_rn(f, float(t));
+        return Column{xa, __fsub_rn(1.0f, xa), (t - columnFirst) * 256};
+    };
+    Column at[PPC];
+#pragma unroll
+    for (int j = 0; j < PPC; ++j) at[j] = columnOf(x + j);
+    const bool full = x + PPC <= p.width;
+    auto source = [&](int y) {
+        return static_cast<const std::uint8_t*>(p.src) + std::size_t(y) * p.srcPitch + std::size_t(x) * CH;
+    };
+
+    int y = bandFirst + warp;
+    uint4 next = make_uint4(0, 0, 0, 0);
+    if (full && y <= bandLast) next = *reinterpret_cast<const uint4*>(source(y));  // plain loads: src may be dst
+
+    // Launched as a programmatic dependent of the histogram kernel: its LUTs are read from
+    // here on (the source is not what it writes).
+    waitForPrerequisites();
+    const std::uint8_t* luts = static_cast<const std::uint8_t*>(p.luts);
+    for (int i = threadIdx.x; i < rows * columns * 256; i += kThreads) {
+        const int v = i & 255, region = i >> 8;
+        const int tx = columnFirst + region % columns, ty = rowFirst + region / columns;
+        const int x1 = max(tx, 0), x2 = min(tx + 1, p.tilesX - 1);
+        const int y1 = max(ty, 0), y2 = min(ty + 1, p.tilesY - 1);
+        auto level = [&](int tileY, int tileX) { return unsigned(luts[(tileY * p.tilesX + tileX) * 256 + v]); };
+        sQuads[i] = level(y1, x1) | level(y1, x2) << 8 | level(y2, x1) << 16 | level(y2, x2) << 24;
+    }
+    __syncthreads();
+
+    if (x >= p.width) return;
+    for (; y <= bandLast; y += kBandWarps) {
+        const uint4 q = next;
+        if (full && y + kBandWarps <= bandLast) next = *reinterpret_cast<const uint4*>(source(y + kBandWarps));
+        const float fy = __fsub_rn(__fmul_rn(float(y), p.invTileHeight), 0.5f);
+        const int r = int(floorf(fy));
+        const float ya = __fsub_rn(fy, float(r)), ya1 = __fsub_rn(1.0f, ya);
+        const unsigned* quads = sQuads + (r - rowFirst) * columns * 256;
+        auto map = [&](const Column& c, unsigned v) -> unsigned {
+            const unsigned w = quads[c.offset + int(v)];
+            const float top = __fadd_rn(__fmul_rn(byteAsFloat<0>(w), c.xa1), __fmul_rn(byteAsFloat<1>(w), c.xa));
+            const float bottom = __fadd_rn(__fmul_rn(byteAsFloat<2>(w), c.xa1), __fmul_rn(byteAsFloat<3>(w), c.xa));
+            return roundToByte(__fadd_rn(__fmul_rn(top, ya1), __fmul_rn(bottom, ya)));
+        };
+        std::uint8_t* out = static_cast<std::uint8_t*>(p.dst) + std::size_t(y) * p.dstPitch + std::size_t(x) * CH;
+        if (full) {
+            const unsigned w[4] = {q.x, q.y, q.z, q.w};
+            unsigned o[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                o[k] = w[k];
+#pragma unroll
+                for (int b = 0; b < 4; ++b) {
+                    const int byte = k * 4 + b;
+                    if (CH == 1 || byte % 2 == p.lumaChannel) {
+                        const unsigned mapped = map(at[byte / CH], (w[k] >> (8 * b)) & 0xffu);
+                        o[k] = (o[k] & ~(0xffu << (8 * b))) | (mapped << (8 * b));
+                    }
+                }
+            }
+            *reinterpret_cast<uint4*>(out) = make_uint4(o[0], o[1], o[2], o[3]);
+        } else {
+            const std::uint8_t* in = source(y);
+            for (int byte = 0; x + byte / CH < p.width; ++byte)
+                if (CH == 1 || byte % 2 == p.lumaChannel) out[byte] = std::uint8_t(map(columnOf(x + byte / CH), in[byte]));
+                else out[byte] = in[byte];
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // GlobalVariant::BlockLut: global equalization of u8 planes by two kernels of a few blocks per SM looping over the
 // frame. Rows are cut into the 16-byte aligned chunks they touch: a chunk inside the row is one 16-byte load, the
@@ -717,18 +867,6 @@ __device__ __forceinline__ void forEachChunk(const HisteqParams& p, Prologue pro
         c = n;
         q = qn;
     }
-}
-
-// Programmatic dependent launch (sm_90): no-ops when the kernels are launched the ordinary way.
-__device__ __forceinline__ void releaseDependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void waitForPrerequisites() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
 }
 
 __global__ void __launch_bounds__(kGlobalThreads) globalHistogramGray8(const HisteqParams p) {
@@ -942,6 +1080,27 @@ void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
 
 constexpr int kSharedLutLimit = 48 * 1024;
 
+// An apply kernel after the histogram kernel: a programmatic dependent where p.overlapped (it waits for the
+// histogram kernel on the device, griddepcontrol.wait), else an ordinary launch.
+void launchAfterHistogram(void (*kernel)(HisteqParams), dim3 grid, dim3 block, int sharedBytes, cudaStream_t stream,
+                          const HisteqParams& p) {
+    if (!p.overlapped) {
+        kernel<<<grid, block, sharedBytes, stream>>>(p);
+        return;
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = std::size_t(sharedBytes);
+    config.stream = stream;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    CUDAFILTERS_CHECK(cudaLaunchKernelEx(&config, kernel, p));
+}
+
 template <typename T, int CH, HisteqKind KIND>
 void applyTyped(const HisteqParams& p, cudaStream_t stream) {
     const dim3 block(32, 8);
@@ -950,7 +1109,10 @@ void applyTyped(const HisteqParams& p, cudaStream_t stream) {
             constexpr int PPC = 16 / CH;
             const dim3 grid((((p.width + PPC - 1) / PPC) + 31) / 32, (p.height + 7) / 8);
             const int lutBytes = p.clahe ? p.tilesX * p.tilesY * 256 : 256;
-            if (!p.clahe) applyGray8Vec<CH, false, true><<<grid, block, lutBytes, stream>>>(p);
+            if (p.clahe && p.bandRows > 0) {
+                const dim3 bands(claheBandStrips(p), (p.height + p.bandRows - 1) / p.bandRows);
+                launchAfterHistogram(claheBandsGray8<CH>, bands, dim3(kThreads), p.bandSharedBytes, stream, p);
+            } else if (!p.clahe) applyGray8Vec<CH, false, true><<<grid, block, lutBytes, stream>>>(p);
             else if (lutBytes <= kSharedLutLimit) applyGray8Vec<CH, true, true><<<grid, block, lutBytes, stream>>>(p);
             else applyGray8Vec<CH, true, false><<<grid, block, 0, stream>>>(p);
             return;
@@ -1016,6 +1178,27 @@ void launchApply(const HisteqParams& p, cudaStream_t stream) {
     CUDAFILTERS_CHECK_LAUNCH("histeq apply kernel");
 }
 
+int claheBandSharedBytes(const HisteqParams& p, int bandRows) {
+    if (!p.clahe || p.u16 || p.channels > 2 || !p.vectorized) return 0;
+    // Tile regions (t of tileCoordinate) a span of n pixels meets, one more for the float rounding at the ends.
+    auto regions = [](int n, int tile, int tiles) { return std::min((n - 1) / tile + 3, tiles + 1); };
+    const int stripPixels = 32 * (16 / p.channels);
+    const int bytes = regions(stripPixels, p.tileWidth, p.tilesX) * regions(bandRows, p.tileHeight, p.tilesY) * 256 *
+                      int(sizeof(unsigned));
+    return bytes <= kSharedLutLimit ? bytes : 0;
+}
+
+int claheBandBlocksPerSm(int channels, int sharedBytes) {
+    int blocks = 0;
+    if (channels == 1)
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, claheBandsGray8<1>, kThreads, sharedBytes));
+    else
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, claheBandsGray8<2>, kThreads, sharedBytes));
+    return std::max(blocks, 1);
+}
+
+int claheBandStrips(const HisteqParams& p) { return ((p.width + 16 / p.channels - 1) / (16 / p.channels) + 31) / 32; }
+
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
     const int blocks = globalBlocks(p);
     if (p.privateCounters) {
@@ -1027,20 +1210,7 @@ void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
         globalHistogramGray8<<<blocks, kGlobalThreads, 0, stream>>>(p);
     }
     CUDAFILTERS_CHECK_LAUNCH("histeq global histogram kernel");
-    if (p.overlapped) {
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(blocks);
-        config.blockDim = dim3(kGlobalThreads);
-        config.stream = stream;
-        cudaLaunchAttribute attribute{};
-        attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attribute.val.programmaticStreamSerializationAllowed = 1;
-        config.attrs = &attribute;
-        config.numAttrs = 1;
-        CUDAFILTERS_CHECK(cudaLaunchKernelEx(&config, globalApplyGray8, p));
-    } else {
-        globalApplyGray8<<<blocks, kGlobalThreads, 0, stream>>>(p);
-    }
+    launchAfterHistogram(globalApplyGray8, dim3(blocks), dim3(kGlobalThreads), 0, stream, p);
     CUDAFILTERS_CHECK_LAUNCH("histeq global apply kernel");
 }
 

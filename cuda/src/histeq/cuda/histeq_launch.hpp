@@ -67,7 +67,11 @@ struct HisteqParams {
     bool sameAlignment = false;  // src and dst rows congruent mod 16: full chunks are stored as 16 bytes
     int multiprocessors = 0;
     bool overlapped = false;     // apply kernel launched as a programmatic dependent of the histogram kernel
+                                 // (GlobalVariant::BlockLutOverlapped, ClaheApply::Bands)
     bool privateCounters = false;  // GlobalVariant::PrivateCounters
+    // ClaheApply::Bands: rows per band, and the shared memory its blocks stage the LUT pairs in (an upper bound).
+    int bandRows = 0;
+    int bandSharedBytes = 0;
 };
 
 // How global equalization of one-channel u8 frames without temporal smoothing runs (the other plans always take
@@ -89,16 +93,42 @@ enum class GlobalVariant : int {
 constexpr int kGlobalVariants = 4;
 const char* globalVariantName(GlobalVariant v);
 
+// How CLAHE's apply pass runs on u8 planes and Y/chroma pairs whose rows are 16-byte aligned (other frames, and
+// grids whose LUT pairs would not fit a band's shared memory, take Chunks).
+enum class ClaheApply : int {
+    // One 16-byte chunk per thread: the frame's tile LUTs staged in shared memory by every block (or read through the
+    // read-only cache), the tile coordinates and four byte LUT reads per pixel.
+    Chunks = 0,
+    // Blocks over bands of rows: each stages the LUTs of the tiles its pixels blend as float pairs (a tile and its
+    // right neighbour), each lane keeps its chunk's column weights across the rows it walks: two 8-byte shared
+    // reads per pixel.
+    Bands = 1,
+};
+constexpr int kClaheApplyVariants = 2;
+constexpr int kMaxBandRows = 64;
+const char* claheApplyName(ClaheApply v);
+
 // Which kernel variant a CudaEqualizer launches where several are compiled; tests and the benchmark ask for one.
 struct KernelVariants {
     // H200, GRAY8 global (bench-histeq, 2026-11-24): last-block LUT 15.7 / 22.8 µs at 1080p / 4K, block LUT 14.6 /
     // 21.4, overlapped 12.6 / 19.3, private counters 18.8 / 22.9.
     GlobalVariant global = GlobalVariant::BlockLutOverlapped;
+    ClaheApply claheApply = ClaheApply::Bands;
+    // Histogram blocks of the tile kernels per SM (split among the tiles); 0: the default.
+    int histogramBlocksPerSm = 0;
+    // ClaheApply::Bands: rows per band; 0: one wave of blocks (bands of at least 8 and at most kMaxBandRows rows).
+    int bandRows = 0;
 };
 
 // Histogram pass (with tile LUTs built by each tile's last block), then the apply pass.
 void launchHistogram(const HisteqParams& p, cudaStream_t stream);
 void launchApply(const HisteqParams& p, cudaStream_t stream);
+// ClaheApply::Bands: the shared memory a band of p's frame stages (an upper bound), or 0 where Bands does not apply
+// (p.vectorized u8 planes and Y/chroma pairs, within the static shared memory of a block).
+int claheBandSharedBytes(const HisteqParams& p, int bandRows);
+// Blocks of the band kernel for p.channels an SM holds with that shared memory, and the strips across p's frame.
+int claheBandBlocksPerSm(int channels, int sharedBytes);
+int claheBandStrips(const HisteqParams& p);
 
 // GlobalVariant::BlockLut and BlockLutOverlapped (p.overlapped): both kernels.
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream);
