@@ -55,6 +55,11 @@ private:
 struct Slot {
     cudafilters::Stream stream;
     cudafilters::Event done;
+    // FilterWork parts after the first, each on a stream of its own: forked from `stream` after the upload, joined
+    // into it before the download.
+    cudafilters::Event fork;
+    std::vector<cudafilters::Stream> sides;
+    std::vector<cudafilters::Event> joins;
     cudafilters::DeviceBuffer input;       // input layout
     cudafilters::DeviceBuffer output;      // output layout
     cudafilters::PinnedBuffer stagingIn;   // pageable input is copied here first (input info layout)
@@ -152,6 +157,33 @@ public:
         }
     }
 
+    // The frame's work on the slot's stream, its parts after the first on the slot's side streams.
+    void processParts(Slot& slot, FrameInFlight& frame, const std::vector<ImageView>& devIn,
+                      const std::vector<ImageView>& devOut) {
+        cudaStream_t stream = slot.stream.get();
+        const int parts = frame.work->parts();
+        if (parts <= 1) {
+            frame.work->process(frame.slot, devIn, devOut, reinterpret_cast<GpuStream>(stream));
+            return;
+        }
+        if (!slot.fork) slot.fork = cudafilters::Event::create();
+        while (int(slot.sides.size()) < parts - 1) {
+            slot.sides.push_back(cudafilters::Stream::create());
+            slot.joins.push_back(cudafilters::Event::create());
+        }
+        checkCuda(cudaEventRecord(slot.fork.get(), stream), "cudaEventRecord (fork)");
+        for (int part = 1; part < parts; ++part) {
+            cudaStream_t side = slot.sides[std::size_t(part - 1)].get();
+            checkCuda(cudaStreamWaitEvent(side, slot.fork.get(), 0), "cudaStreamWaitEvent (fork)");
+            frame.work->processPart(frame.slot, part, devIn, devOut, reinterpret_cast<GpuStream>(side));
+            checkCuda(cudaEventRecord(slot.joins[std::size_t(part - 1)].get(), side), "cudaEventRecord (join)");
+        }
+        frame.work->processPart(frame.slot, 0, devIn, devOut, reinterpret_cast<GpuStream>(stream));
+        for (int part = 1; part < parts; ++part)
+            checkCuda(cudaStreamWaitEvent(stream, slot.joins[std::size_t(part - 1)].get(), 0),
+                      "cudaStreamWaitEvent (join)");
+    }
+
     void submit(FrameInFlight& frame) override {
         makeCurrent();
         Slot& slot = slots_.at(frame.slot);
@@ -184,7 +216,7 @@ public:
         }
 
         faultPoint(FaultCall::Launch, frame.index);
-        frame.work->process(frame.slot, devIn, devOut, reinterpret_cast<GpuStream>(stream));
+        processParts(slot, frame, devIn, devOut);
         faultPoint(FaultCall::Download, frame.index);
 
         slot.outStaged = false;

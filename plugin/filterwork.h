@@ -45,6 +45,16 @@ public:
     virtual void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
                          GpuStream stream) = 0;
 
+    // Parts of a frame's work that depend on nothing of each other (passes on different planes). The CUDA executor
+    // runs part k > 0 on a stream of its own that starts after the upload and that the download waits for, through
+    // processPart(); process() runs every part in order.
+    virtual int parts() const { return 1; }
+    virtual void processPart(int slot, int part, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
+                             GpuStream stream) {
+        (void)part;
+        process(slot, src, dst, stream);
+    }
+
     // Called in frame order once the frame of `slot` is complete (its stream synchronised), before it is pushed.
     virtual void frameDone(GstElement* /*element*/, GstBuffer* /*out*/, int /*slot*/) {}
     // True when frameDone reads the frame's results: the frame then never leaves before its work is complete.

@@ -323,6 +323,7 @@ public:
         const int sets = backend == Backend::Cuda ? slots : 1;  // the CPU runs one frame at a time
         written_.assign(planes_.size(), false);
         for (const ConvolvePass& pass : passes_) written_[std::size_t(pass.plane)] = true;
+        groupByPlane();
         convolvers_.resize(std::size_t(sets));
         for (auto& set : convolvers_)
             for (const ConvolvePass& pass : passes_) {
@@ -349,6 +350,7 @@ public:
                 retuned.emplace_back(set[k].get(), k);
             }
         passes_ = passes;
+        groupByPlane();
         return true;
     }
 
@@ -356,8 +358,15 @@ public:
 
     void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
                  GpuStream stream) override {
+        for (int part = 0; part < parts(); ++part) processPart(slot, part, src, dst, stream);
+    }
+
+    // One part per plane: the passes of a plane run in order, planes independently.
+    int parts() const override { return int(parts_.size()); }
+    void processPart(int slot, int part, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
+                     GpuStream stream) override {
         auto& set = convolvers_[std::size_t(slot) % convolvers_.size()];
-        for (std::size_t k = 0; k < set.size(); ++k) {
+        for (std::size_t k : parts_[std::size_t(part)]) {
             const ConvolvePass& pass = passes_[k];
             const std::size_t p = std::size_t(pass.plane);
             if (pass.pairs) set[k]->process(lumaPairs(src[p], planes_[p]), lumaPairs(dst[p], planes_[p]), stream);
@@ -370,8 +379,22 @@ public:
     }
 
 private:
+    void groupByPlane() {
+        parts_.clear();
+        std::vector<int> partOfPlane(planes_.size(), -1);
+        for (std::size_t k = 0; k < passes_.size(); ++k) {
+            int& part = partOfPlane[std::size_t(passes_[k].plane)];
+            if (part < 0) {
+                part = int(parts_.size());
+                parts_.emplace_back();
+            }
+            parts_[std::size_t(part)].push_back(k);
+        }
+    }
+
     std::vector<ConvolvePass> passes_;
     std::vector<PlaneLayout> planes_;  // the input planes, for their sizes
+    std::vector<std::vector<std::size_t>> parts_;  // pass indices, one list per plane filtered, in pass order
     std::vector<bool> written_;
     std::vector<std::vector<std::unique_ptr<cf::Convolver>>> convolvers_;
 };

@@ -298,8 +298,34 @@ std::string channelsText(int channels, SampleType type) {
     return std::to_string(channels) + "ch " + sampleTypeName(type);
 }
 
-Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed, Backend check) {
+// The passes of each plane filtered, in pass order (as ConvolveWork's parts).
+std::vector<std::vector<std::size_t>> partsByPlane(const std::vector<ConvolvePass>& passes, std::size_t planes) {
+    std::vector<std::vector<std::size_t>> parts;
+    std::vector<int> partOfPlane(planes, -1);
+    for (std::size_t k = 0; k < passes.size(); ++k) {
+        int& part = partOfPlane[std::size_t(passes[k].plane)];
+        if (part < 0) {
+            part = int(parts.size());
+            parts.emplace_back();
+        }
+        parts[std::size_t(part)].push_back(k);
+    }
+    return parts;
+}
+
+// The side streams of CudaExecutor::processParts (plugin/cudaexecutor.cpp): part k > 0 on side k − 1, forked after
+// what the frame's stream has enqueued and joined into it.
+struct PartStreams {
+    Event fork = Event::create();
+    std::vector<Stream> sides;
+    std::vector<Event> joins;
+};
+
+// planesInTurn: every pass on the frame's stream, one after the other (the executor before parts).
+Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed, Backend check,
+                  bool planesInTurn = false) {
     const std::vector<ConvolvePass> passes = makePasses(format, desc);
+    const auto parts = partsByPlane(passes, format.planes.size());
     auto gpu = std::make_shared<std::vector<std::unique_ptr<Convolver>>>();
     auto cpu = std::make_shared<std::vector<std::unique_ptr<Convolver>>>();
     Work work;
@@ -321,9 +347,10 @@ Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed,
                       channelsText(pass.plan.inputChannels, l.type) + " mask/copy " + mask + " (" +
                       cuda_detail::pathName(pass.plan, w, l.height) + ")";
     }
-    auto run = [passes, format](std::vector<std::unique_ptr<Convolver>>& convolvers, const std::vector<ImageView>& src,
-                                const std::vector<ImageView>& dst, GpuStream stream) {
-        for (std::size_t k = 0; k < passes.size(); ++k) {  // as ConvolveWork::process
+    auto runPart = [passes, parts, format](std::vector<std::unique_ptr<Convolver>>& convolvers, std::size_t part,
+                                           const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
+                                           GpuStream stream) {
+        for (std::size_t k : parts[part]) {  // as ConvolveWork::processPart
             const ConvolvePass& pass = passes[k];
             const std::size_t p = std::size_t(pass.plane);
             if (pass.pairs)
@@ -332,12 +359,34 @@ Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed,
                 convolvers[k]->process(src[p], dst[p], stream);
         }
     };
-    work.gpu = [run, gpu](const std::vector<ImageView>& s, const std::vector<ImageView>& d, GpuStream st) {
-        run(*gpu, s, d, st);
+    auto streams = std::make_shared<PartStreams>();
+    for (std::size_t k = 1; k < parts.size(); ++k) {
+        streams->sides.push_back(Stream::create());
+        streams->joins.push_back(Event::create());
+    }
+    work.gpu = [runPart, gpu, streams, planesInTurn, n = parts.size()](const std::vector<ImageView>& s,
+                                                                        const std::vector<ImageView>& d, GpuStream st) {
+        const cudaStream_t stream = reinterpret_cast<cudaStream_t>(st);
+        if (planesInTurn || n == 1) {
+            for (std::size_t part = 0; part < n; ++part) runPart(*gpu, part, s, d, st);
+            return;
+        }
+        CUDAFILTERS_CHECK(cudaEventRecord(streams->fork.get(), stream));
+        for (std::size_t part = 1; part < n; ++part) {
+            cudaStream_t side = streams->sides[part - 1].get();
+            CUDAFILTERS_CHECK(cudaStreamWaitEvent(side, streams->fork.get(), 0));
+            runPart(*gpu, part, s, d, reinterpret_cast<GpuStream>(side));
+            CUDAFILTERS_CHECK(cudaEventRecord(streams->joins[part - 1].get(), side));
+        }
+        runPart(*gpu, 0, s, d, st);
+        for (std::size_t part = 1; part < n; ++part)
+            CUDAFILTERS_CHECK(cudaStreamWaitEvent(stream, streams->joins[part - 1].get(), 0));
     };
-    work.check = [run, cpu](const std::vector<ImageView>& s, const std::vector<ImageView>& d, GpuStream) {
-        run(*cpu, s, d, nullptr);
+    work.check = [runPart, cpu, n = parts.size()](const std::vector<ImageView>& s, const std::vector<ImageView>& d,
+                                                   GpuStream) {
+        for (std::size_t part = 0; part < n; ++part) runPart(*cpu, part, s, d, nullptr);
     };
+    if (!planesInTurn && parts.size() > 1) work.calls += ", planes on streams of their own";
     return work;
 }
 
@@ -552,9 +601,13 @@ int main(int argc, char** argv) {
                 bool planeCopies;
             };
             auto conv = [&](const Format& f) { return convolveWork(f, gaussian, Backend::Cuda, opt.check); };
+            auto convInTurn = [&](const Format& f) {
+                return convolveWork(f, gaussian, Backend::Cuda, opt.check, /*planesInTurn=*/true);
+            };
             auto heq = [&](const Format& f) { return histeqWork(f, clahe, Backend::Cuda, opt.check); };
             const Case cases[] = {
                 {"convolve gaussian 5 planes=all", "NV12", "NV12", conv, false},
+                {"convolve gaussian 5 planes=all, planes in turn", "NV12", "NV12", convInTurn, false},
                 {"convolve gaussian 5 planes=all", "YUY2", "NV12", conv, false},
                 {"convolve gaussian 5 planes=all", "UYVY", "NV12", conv, false},
                 {"histeq clahe", "NV12", "NV12", heq, false},
