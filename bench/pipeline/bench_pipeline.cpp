@@ -205,6 +205,8 @@ int main(int argc, char** argv) {
          "cudaconvolve preset=gaussian size=5", std::size_t(3840) * 2160 * 4},
         {"1080p NV12 CLAHE", "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1", "cudahisteq mode=clahe",
          std::size_t(1920) * 1080 * 3 / 2},
+        {"4K NV12 CLAHE", "video/x-raw,format=NV12,width=3840,height=2160,framerate=30/1", "cudahisteq mode=clahe",
+         std::size_t(3840) * 2160 * 3 / 2},
     };
     const std::string cudaCaps = " ! video/x-raw(memory:CUDAMemory) ! ";
     const std::string sysCaps = " ! video/x-raw(memory:SystemMemory) ! ";
@@ -265,6 +267,16 @@ int main(int argc, char** argv) {
             rows.push_back({"r-histeq", "resident in CUDA memory: imagefreeze ! cudahisteq ! CUDA memory", resident + " ! cudahisteq" + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
             rows.push_back({"r-sharpen", "resident in CUDA memory: imagefreeze ! cudaconvolve preset=sharpen ! CUDA memory", resident + " ! cudaconvolve preset=sharpen" + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
             rows.push_back({"r-chain", "resident in CUDA memory: imagefreeze ! chain of 3 ! CUDA memory", resident + " ! " + chain + cudaCaps + "fakesink name=sink sync=false", "r-element", 0});
+            // Planar YUV with every plane filtered (each plane on a stream of its own), alone and after CLAHE.
+            if (std::string(f.caps).find("NV12") != std::string::npos) {
+                const std::string all = "cudaconvolve preset=gaussian size=5 planes=all";
+                rows.push_back({"r-all", "resident in CUDA memory: imagefreeze ! " + all + " ! CUDA memory",
+                                resident + " ! " + all + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
+                rows.push_back({"r-clahe-all",
+                                "resident in CUDA memory: imagefreeze ! cudahisteq mode=clahe ! " + all + " ! CUDA memory",
+                                resident + " ! cudahisteq mode=clahe ! " + all + cudaCaps + "fakesink name=sink sync=false",
+                                "r-identity", 0});
+            }
             // Other separable sizes: the register-window kernel at K = 3 (K = 5 is r-element), the interleaved
             // separable kernel at K = 7, the streaming separable kernel for colour from K = 15.
             for (int k : {3, 7, 15, 31})

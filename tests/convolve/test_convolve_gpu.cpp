@@ -837,6 +837,13 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
         {301, 40, 4, Border::Replicate, 0xF, 0, false, 301 * 4 + 8},
         {130, 70, 4, Border::Wrap, 0xB, 4, false},  // a mask with no kernel compiled: not taken
         {61, 33, 3, Border::Reflect, 0x2, 0, false},  // a channel left as dst holds it: not taken
+        // Packed 4:2:2: Y/chroma pairs (Y filtered, chroma copied), macropixels (U and V filtered, Y left as dst
+        // holds it: the poison of both runs).
+        {193, 97, 2, Border::Replicate, 1, 2, false},
+        {131, 77, 2, Border::Constant, 2, 1, true},
+        {385, 289, 4, Border::Reflect101, 0xA, 0, false},
+        {98, 45, 4, Border::Constant, 0x5, 0, true},
+        {301, 40, 4, Border::Reflect, 0xA, 0, false, 301 * 4 + 8},
     };
     int taken = 0;
     for (int k : {3, 5, 7})
@@ -857,7 +864,8 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask) + " copy " +
                                      std::to_string(c.copy);
             const bool compiled = (c.ch <= 2 || c.mask == 0xF || (c.ch == 3 && c.mask == 7) ||
-                                   (c.ch == 4 && c.mask == 7 && c.copy == 8)) &&
+                                   (c.ch == 4 && c.mask == 7 && c.copy == 8) ||
+                                   (c.ch == 4 && (c.mask == 0xA || c.mask == 0x5) && c.copy == 0)) &&
                                   (k <= 5 || c.ch == 1);
             DevicePlane tileDst(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
             tileDst.poisonRows();
@@ -895,8 +903,8 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
             EXPECT_FALSE(cuda_detail::launchSeparableRegistersU8(
                 k, cuda_detail::makeFrame(plan, src.view, never.view), plan.row.data(), plan.column.data(), nullptr, -1));
         }
-    // Not the 4 odd pitches nor frames of R rows or fewer (1 × 1; 7 × 3 at K = 7); K = 7 only one channel.
-    EXPECT_EQ(taken, 4 * (11 + 11 + 3));
+    // Not the 6 odd pitches nor frames of R rows or fewer (1 × 1; 7 × 3 at K = 7); K = 7 only one channel.
+    EXPECT_EQ(taken, 4 * (14 + 14 + 3));
 #endif
 }
 

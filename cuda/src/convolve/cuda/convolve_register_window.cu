@@ -18,7 +18,8 @@
 //
 // The sums are those of the tile kernels (convolve_separable.cu, convolve_direct.cuh), in the same order: the same
 // bytes. Channels outside the compiled mask are copied from the source row (the launcher takes frames whose other
-// channels are all copied). Rows are read in aligned words (rows 4-byte aligned; 8- and 16-byte words on 16-byte
+// channels are all copied), or, LEAVE, kept as dst holds them (packed 4:2:2 chroma: U and V of a macropixel filtered,
+// Y0 and Y1 left as the luma pass wrote them; each store then reads the words it replaces). Rows are read in aligned words (rows 4-byte aligned; 8- and 16-byte words on 16-byte
 // aligned rows). Lanes whose pixels are not all inside the frame load nothing, so no lane waits on single-byte
 // loads: the R output pixels at the left edge, and those near the right edge whose window reaches such a lane, are
 // computed by one extra column of blocks, sample by sample through borderIndex. Rows outside the frame map to rows
@@ -32,7 +33,7 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;  // side by side: adjacent strips of the same rows
 
-template <int K, int C, unsigned FMASK> struct RegisterConfig {
+template <int K, int C, unsigned FMASK, bool LEAVE = false> struct RegisterConfig {
     static constexpr int R = K / 2;
     // Pixels per lane: whole words per lane and row (8 bytes for 1 and 2 channels, 12 for 3, 16 for 4). Measured
     // on an H200: two RGBA pixels per lane (64 registers, 32 warps per SM) were no faster than four (4K RGBA
@@ -41,8 +42,15 @@ template <int K, int C, unsigned FMASK> struct RegisterConfig {
     static constexpr int NW = PX * C / 4;            // 32-bit words per lane and row
     static constexpr int NF = __builtin_popcount(FMASK);  // filtered channels
     static constexpr int OUT = 30 * PX;              // pixels a warp outputs
-    static constexpr bool COPIES = FMASK != (1u << C) - 1u;
-    static_assert(R <= PX && NW >= 1 && NW <= 4 && NF >= 1 && PX * (C - NF) <= 4);
+    static constexpr bool COPIES = FMASK != (1u << C) - 1u && !LEAVE;
+    static_assert(R <= PX && NW >= 1 && NW <= 4 && NF >= 1 && (!COPIES || PX * (C - NF) <= 4));
+    // Bits of a lane's word q that hold filtered samples.
+    static constexpr unsigned filteredBits(int q) {
+        unsigned bits = 0;
+        for (int b = 0; b < 4; ++b)
+            if ((FMASK >> ((4 * q + b) % C)) & 1u) bits |= 0xFFu << (8 * b);
+        return bits;
+    }
 };
 
 // borderIndex of a row at most R outside a frame taller than R, without its loop: base + step · y (-1 under
@@ -136,7 +144,8 @@ __device__ __forceinline__ void placeCopied(unsigned packed, unsigned (&out)[NW]
 // The edge blocks: output pixels outside [begin, end) of the segment's rows, one thread per pixel and every
 // channel, from the source through borderIndex. The same sums in the same order as the strips: per window row the
 // row pass (taps left to right from 0), then that row's column tap; direct, the row's taps left to right.
-template <int K, int C, unsigned FMASK, bool SEP> __device__ void edgeColumns(const RegisterParams<K, SEP>& p) {
+template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE>
+__device__ void edgeColumns(const RegisterParams<K, SEP>& p) {
     constexpr int R = K / 2;
     const ConvFrame& f = p.f;
     const int y0 = int(blockIdx.y) * p.segment;
@@ -171,16 +180,17 @@ template <int K, int C, unsigned FMASK, bool SEP> __device__ void edgeColumns(co
         unsigned char* out = f.dst + std::size_t(y) * f.dstPitch + std::size_t(x) * C;
 #pragma unroll
         for (int c = 0; c < C; ++c)
-            out[c] = ((FMASK >> c) & 1u) ? finish<std::uint8_t>(f, acc[c]) : in[c];
+            if ((FMASK >> c) & 1u) out[c] = finish<std::uint8_t>(f, acc[c]);
+            else if (!LEAVE) out[c] = in[c];
     }
 }
 
-template <int K, int C, unsigned FMASK, bool SEP>
+template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(const __grid_constant__ RegisterParams<K, SEP> p) {
-    using Cfg = RegisterConfig<K, C, FMASK>;
+    using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     constexpr int R = Cfg::R, PX = Cfg::PX, NW = Cfg::NW, NF = Cfg::NF;
     const ConvFrame& f = p.f;
-    if (blockIdx.x == gridDim.x - 1) return edgeColumns<K, C, FMASK, SEP>(p);
+    if (blockIdx.x == gridDim.x - 1) return edgeColumns<K, C, FMASK, SEP, LEAVE>(p);
     const int lane = threadIdx.x & 31;
     const int strip = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x >> 5);
     if (strip >= p.strips) return;  // the whole warp
@@ -295,6 +305,21 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
                 const unsigned align = unsigned(reinterpret_cast<std::uintptr_t>(d));
                 constexpr unsigned vector = NW == 4 ? 15 : NW == 2 ? 7 : 3;
                 if (storesAll && (align & vector) == 0) {
+                    if constexpr (LEAVE) {  // the words' other samples as dst holds them (plain loads: written before)
+                        unsigned old[NW];
+                        if constexpr (NW == 4) {
+                            const uint4 v = *reinterpret_cast<const uint4*>(d);
+                            old[0] = v.x, old[1 % NW] = v.y, old[2 % NW] = v.z, old[3 % NW] = v.w;
+                        } else if constexpr (NW == 2) {
+                            const uint2 v = *reinterpret_cast<const uint2*>(d);
+                            old[0] = v.x, old[1 % NW] = v.y;
+                        } else {
+#pragma unroll
+                            for (int q = 0; q < NW; ++q) old[q] = reinterpret_cast<const unsigned*>(d)[q];
+                        }
+#pragma unroll
+                        for (int q = 0; q < NW; ++q) out[q] |= old[q] & ~Cfg::filteredBits(q);
+                    }
                     if constexpr (NW == 4) *reinterpret_cast<uint4*>(d) = make_uint4(out[0], out[1 % NW], out[2 % NW], out[3 % NW]);
                     else if constexpr (NW == 2) *reinterpret_cast<uint2*>(d) = make_uint2(out[0], out[1 % NW]);
                     else
@@ -306,6 +331,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
                         if (x + i >= p.begin && x + i < p.end)
 #pragma unroll
                             for (int c = 0; c < C; ++c) {
+                                if (LEAVE && !((FMASK >> c) & 1u)) continue;
                                 const int e = i * C + c;
                                 d[e] = static_cast<unsigned char>(out[e / 4] >> (8 * (e % 4)));
                             }
@@ -325,9 +351,9 @@ int segmentFor(int k, int strips, int height, int variant) {
 }
 
 // taps: the row then the column factor (SEP), or the K × K taps.
-template <int K, int C, unsigned FMASK, bool SEP>
+template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE = false>
 void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cudaStream_t stream) {
-    using Cfg = RegisterConfig<K, C, FMASK>;
+    using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
     const int segment = segmentFor(K, strips, frame.height, variant);
     RegisterParams<K, SEP> p;
@@ -340,7 +366,7 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
     p.begin = std::min(Cfg::R, frame.width);
     p.end = std::max(wholeEnd - Cfg::R, p.begin);
     const dim3 grid((p.strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1, (frame.height + segment - 1) / segment);
-    registerWindowKernel<K, C, FMASK, SEP><<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
+    registerWindowKernel<K, C, FMASK, SEP, LEAVE><<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("registerWindowKernel");
 }
 
@@ -353,8 +379,14 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
         if (mask == 1) return launchRegisters<K, 1, 1, SEP>(f, taps, variant, stream), true;
         return false;
     case 2:
-        if constexpr (K <= 5)
+        if constexpr (K <= 5) {
             if (mask == 3) return launchRegisters<K, 2, 3, SEP>(f, taps, variant, stream), true;
+            // Packed 4:2:2 as Y/chroma pairs: one channel filtered, the other copied.
+            if constexpr (SEP) {
+                if (mask == 1 && (f.copy & 2u)) return launchRegisters<K, 2, 1, SEP>(f, taps, variant, stream), true;
+                if (mask == 2 && (f.copy & 1u)) return launchRegisters<K, 2, 2, SEP>(f, taps, variant, stream), true;
+            }
+        }
         return false;
     case 3:
         if constexpr (K <= 5)
@@ -364,6 +396,11 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
         if constexpr (K <= 5) {
             if (mask == 15) return launchRegisters<K, 4, 15, SEP>(f, taps, variant, stream), true;
             if (mask == 7 && (f.copy & 8u)) return launchRegisters<K, 4, 7, SEP>(f, taps, variant, stream), true;
+            // Packed 4:2:2 macropixels: U and V filtered, Y0 and Y1 left as dst holds them.
+            if constexpr (SEP) {
+                if (mask == 0xA && !(f.copy & 5u)) return launchRegisters<K, 4, 0xA, SEP, true>(f, taps, variant, stream), true;
+                if (mask == 0x5 && !(f.copy & 0xAu)) return launchRegisters<K, 4, 0x5, SEP, true>(f, taps, variant, stream), true;
+            }
         }
         return false;
     default: return false;
@@ -379,8 +416,11 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
     const unsigned mask = f.mask & all;
-    if ((mask | (f.copy & all)) != all) return false;  // every channel filtered or copied: whole pixels stored
-    const bool channels = c <= 2 || mask == all || (c == 4 && mask == 7);
+    // Packed 4:2:2 chroma as macropixels (separable): the two luma channels neither filtered nor copied.
+    const bool chroma422 = separable && c == 4 && (mask == 0xA || mask == 0x5) && (f.copy & all & ~mask) == 0;
+    // Otherwise every channel filtered or copied: whole pixels stored.
+    if ((mask | (f.copy & all)) != all && !chroma422) return false;
+    const bool channels = c <= 2 || mask == all || (c == 4 && mask == 7) || chroma422;
     const bool compiled = separable ? ((k == 3 || k == 5) ? channels : k == 7 && c == 1) : k == 3 && channels;
     if (!compiled) return false;
     if (variant > 0) return true;
