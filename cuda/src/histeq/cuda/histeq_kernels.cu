@@ -630,6 +630,9 @@ __global__ void __launch_bounds__(kThreads) applyGray16Vec(const HisteqParams p)
     unsigned o[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
+        // Not past the row's end: the tile coordinates of columns outside the frame may lie outside the grid (the
+        // LUT reads then went past the tables: compute-sanitizer, a 1 × 1 GRAY16_LE frame).
+        if (j >= n) break;
         const int v = min(int((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu) >> p.shift, bins - 1);
         int e;
         if constexpr (CLAHE) e = blend<std::uint16_t>(luts, bins, claheWeights(p, x + j, y), v);
