@@ -228,7 +228,7 @@ private:
                plan_.type == SampleType::U8 && plan_.channels == 1 && plan_.smoothing == 0.0f;
     }
 
-    // Bands as tall as one wave of the band kernel's blocks allows (its tail was a third of its time at 1.4 waves),
+    // Bands as tall as one wave of the band kernel's blocks allows (its tail was a quarter of its time at 1.4 waves),
     // within [8, kMaxBandRows] rows.
     int bandRowsForOneWave(const HisteqParams& p) {
         const int sharedBytes = detail::claheBandSharedBytes(p, detail::kMaxBandRows);
