@@ -265,8 +265,12 @@ public:
 
     void synchronize() noexcept override {
         if (!selectDevice()) return;
-        for (Slot& slot : slots_)
+        for (Slot& slot : slots_) {
             if (slot.stream && cudaStreamSynchronize(slot.stream.get()) != cudaSuccess) cudaGetLastError();
+            // A frame whose first part failed to enqueue left its other parts unjoined.
+            for (cudafilters::Stream& side : slot.sides)
+                if (cudaStreamSynchronize(side.get()) != cudaSuccess) cudaGetLastError();
+        }
     }
 
 private:
