@@ -2,6 +2,7 @@
 #pragma once
 // Device helpers shared by the convolution kernels.
 #include "convolve_launch.hpp"
+#include "../../common/byte_float.cuh"
 
 #include <cudafilters/border.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>
@@ -177,11 +178,6 @@ __device__ __forceinline__ void storeRun(const ConvFrame& f, int x, int y, int c
 #pragma unroll
     for (int i = 0; i < PX; ++i)
         if (x + i < f.width) row[(x + i) * f.outChannels + ch] = v[i];
-}
-
-// Byte I of w as a float: 0x4B0000bb is 2^23 + b (one permute and one exact subtraction).
-template <int I> __device__ __forceinline__ float byteAsFloat(unsigned w) {
-    return __uint_as_float(__byte_perm(w, 0x4B00u, I | 0x5440)) - 8388608.f;
 }
 
 // Sample i (0 … 3) of a word as a float; i is a constant once the caller's loops are unrolled.

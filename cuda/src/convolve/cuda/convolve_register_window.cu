@@ -95,6 +95,27 @@ template <unsigned FMASK> __host__ __device__ constexpr int planeOf(int c) {
     return __builtin_popcount(FMASK & ((1u << c) - 1u));
 }
 
+// NW words at p: one vector load where `vector` (p aligned to NW words; NW = 2 or 4), else 32-bit loads. READ_ONLY:
+// through the read-only cache (the source); else plain loads (dst, which the kernel writes).
+template <int NW, bool READ_ONLY>
+__device__ __forceinline__ void loadWords(const unsigned char* p, bool vector, unsigned (&w)[NW]) {
+    auto load = [](const auto* q) { return READ_ONLY ? __ldg(q) : *q; };
+    if (vector && NW == 4) {
+        const uint4 v = load(reinterpret_cast<const uint4*>(p));
+        w[0] = v.x;
+        w[1 % NW] = v.y;
+        w[2 % NW] = v.z;
+        w[3 % NW] = v.w;
+    } else if (vector && NW == 2) {
+        const uint2 v = load(reinterpret_cast<const uint2*>(p));
+        w[0] = v.x;
+        w[1 % NW] = v.y;
+    } else {
+#pragma unroll
+        for (int q = 0; q < NW; ++q) w[q] = load(reinterpret_cast<const unsigned*>(p) + q);
+    }
+}
+
 // Loads the lane's pixels x … x + PX − 1 of source row gy (-1: outside the frame under Border::Constant: every
 // sample reads as borderValue). Lanes whose pixels are not all inside the frame (whole false) load nothing: they are
 // never read by a stored output (see RegisterParams::begin, end). wide: 16-byte aligned rows (vector loads).
@@ -105,21 +126,7 @@ __device__ __forceinline__ LaneRow<NW> loadLaneRow(const ConvFrame& f, int gy, i
     for (int q = 0; q < NW; ++q) r.w[q] = 0;
     r.outside = gy < 0;
     if (!whole || gy < 0) return r;
-    const unsigned char* p = f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C;
-    if (wide && NW == 4) {
-        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
-        r.w[0] = v.x;
-        r.w[1 % NW] = v.y;
-        r.w[2 % NW] = v.z;
-        r.w[3 % NW] = v.w;
-    } else if (wide && NW == 2) {
-        const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
-        r.w[0] = v.x;
-        r.w[1 % NW] = v.y;
-    } else {
-#pragma unroll
-        for (int q = 0; q < NW; ++q) r.w[q] = __ldg(reinterpret_cast<const unsigned*>(p) + q);
-    }
+    loadWords<NW, true>(f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C, wide, r.w);
     return r;
 }
 
@@ -305,18 +312,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
                 const unsigned align = unsigned(reinterpret_cast<std::uintptr_t>(d));
                 constexpr unsigned vector = NW == 4 ? 15 : NW == 2 ? 7 : 3;
                 if (storesAll && (align & vector) == 0) {
-                    if constexpr (LEAVE) {  // the words' other samples as dst holds them (plain loads: written before)
+                    if constexpr (LEAVE) {  // the words' other samples as dst holds them
                         unsigned old[NW];
-                        if constexpr (NW == 4) {
-                            const uint4 v = *reinterpret_cast<const uint4*>(d);
-                            old[0] = v.x, old[1 % NW] = v.y, old[2 % NW] = v.z, old[3 % NW] = v.w;
-                        } else if constexpr (NW == 2) {
-                            const uint2 v = *reinterpret_cast<const uint2*>(d);
-                            old[0] = v.x, old[1 % NW] = v.y;
-                        } else {
-#pragma unroll
-                            for (int q = 0; q < NW; ++q) old[q] = reinterpret_cast<const unsigned*>(d)[q];
-                        }
+                        loadWords<NW, false>(d, true, old);
 #pragma unroll
                         for (int q = 0; q < NW; ++q) out[q] |= old[q] & ~Cfg::filteredBits(q);
                     }

@@ -47,11 +47,11 @@ public:
         device_ = currentDevice();
         ScopedDevice on(device_);
         CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
+        dependentLaunch_ = detail::overlapSupported();
         overlapped_ = (variants_.global == GlobalVariant::BlockLutOverlapped ||
                        variants_.global == GlobalVariant::PrivateCounters) &&
-                      detail::overlapSupported();
+                      dependentLaunch_;
         if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
-        dependentLaunch_ = detail::overlapSupported();
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());

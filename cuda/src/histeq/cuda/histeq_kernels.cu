@@ -5,6 +5,7 @@
 // Global equalization of u8 planes has a second pair (GlobalVariant::BlockLut): a histogram kernel, then an apply
 // kernel whose every block builds the LUT itself.
 #include "histeq_launch.hpp"
+#include "../../common/byte_float.cuh"
 #include "histeq_formula.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
@@ -521,13 +522,25 @@ struct ClaheWeights {
     float xa, xa1, ya, ya1;
 };
 
-__device__ __forceinline__ void tileCoordinate(int pos, float inv, int tiles, int& t1, int& t2, float& a, float& a1) {
+// Where pos lies between tile centres: the tiles on either side are t and t + 1 (t from −1 to tiles − 1, before
+// clamping to the grid), with weights a1 and a.
+struct TilePosition {
+    int t;
+    float a, a1;
+};
+__device__ __forceinline__ TilePosition tilePosition(int pos, float inv) {
     const float f = __fsub_rn(__fmul_rn(float(pos), inv), 0.5f);
     const int t = int(floorf(f));
-    a = __fsub_rn(f, float(t));
-    a1 = __fsub_rn(1.0f, a);
-    t1 = max(t, 0);
-    t2 = min(t + 1, tiles - 1);
+    const float a = __fsub_rn(f, float(t));
+    return {t, a, __fsub_rn(1.0f, a)};
+}
+
+__device__ __forceinline__ void tileCoordinate(int pos, float inv, int tiles, int& t1, int& t2, float& a, float& a1) {
+    const TilePosition tp = tilePosition(pos, inv);
+    a = tp.a;
+    a1 = tp.a1;
+    t1 = max(tp.t, 0);
+    t2 = min(tp.t + 1, tiles - 1);
 }
 
 __device__ __forceinline__ ClaheWeights claheWeights(const HisteqParams& p, int x, int y) {
@@ -709,19 +722,10 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
 
 // ClaheApply::Bands: CLAHE of u8 planes (CH = 1) and Y/chroma pairs (CH = 2, p.lumaChannel mapped) with 16-byte
 // aligned rows. Block (x, y) takes a strip of 32 chunks across and band y of p.bandRows rows. For the tile regions its
-// pixels fall in (t of tileCoordinate, across and down) it stages one word per level: the four tiles' LUT bytes
+// pixels fall in (t of tilePosition, across and down) it stages one word per level: the four tiles' LUT bytes
 // (l11, l12, l21, l22 of blend()), so a pixel costs one shared load. Warp w walks rows w, w + 8, … of the band, one
 // chunk per lane, with the chunk's column weights computed once. The arithmetic is blend()'s, bit for bit.
 constexpr int kBandWarps = kThreads / 32;
-
-__device__ __forceinline__ int tileRegion(int pos, float inv) {
-    return int(floorf(__fsub_rn(__fmul_rn(float(pos), inv), 0.5f)));
-}
-
-// Byte k of w as a float (exact: 2^23 + byte, less 2^23), without a conversion instruction.
-template <int k> __device__ __forceinline__ float byteAsFloat(unsigned w) {
-    return __fsub_rn(__int_as_float(int(__byte_perm(w, 0x4B000000u, 0x7540 + k))), 8388608.0f);
-}
 
 // saturateRound(v, 255) for 0 <= v < 2^22: adding 1.5 · 2^23 rounds to an integer, half to even, as cvt.rni does.
 __device__ __forceinline__ unsigned roundToByte(float v) {
@@ -735,10 +739,10 @@ __global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int stripFirst = blockIdx.x * 32 * PPC, stripLast = min(stripFirst + 32 * PPC, p.width) - 1;
     const int bandFirst = blockIdx.y * p.bandRows, bandLast = min(bandFirst + p.bandRows, p.height) - 1;
-    const int columnFirst = tileRegion(stripFirst, p.invTileWidth);
-    const int columns = tileRegion(stripLast, p.invTileWidth) + 1 - columnFirst;
-    const int rowFirst = tileRegion(bandFirst, p.invTileHeight);
-    const int rows = tileRegion(bandLast, p.invTileHeight) + 1 - rowFirst;
+    const int columnFirst = tilePosition(stripFirst, p.invTileWidth).t;
+    const int columns = tilePosition(stripLast, p.invTileWidth).t + 1 - columnFirst;
+    const int rowFirst = tilePosition(bandFirst, p.invTileHeight).t;
+    const int rows = tilePosition(bandLast, p.invTileHeight).t + 1 - rowFirst;
 
     const int x = stripFirst + lane * PPC;
     struct Column {
@@ -746,10 +750,8 @@ __global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p
         int offset;  // of the pixel's region in its row of regions, in words
     };
     auto columnOf = [&](int xx) {
-        const float f = __fsub_rn(__fmul_rn(float(xx), p.invTileWidth), 0.5f);
-        const int t = int(floorf(f));
-        const float xa = __fsub_rn(f, float(t));
-        return Column{xa, __fsub_rn(1.0f, xa), (t - columnFirst) * 256};
+        const TilePosition tp = tilePosition(xx, p.invTileWidth);
+        return Column{tp.a, tp.a1, (tp.t - columnFirst) * 256};
     };
     Column at[PPC];
 #pragma unroll
@@ -781,10 +783,9 @@ __global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p
     for (; y <= bandLast; y += kBandWarps) {
         const uint4 q = next;
         if (full && y + kBandWarps <= bandLast) next = *reinterpret_cast<const uint4*>(source(y + kBandWarps));
-        const float fy = __fsub_rn(__fmul_rn(float(y), p.invTileHeight), 0.5f);
-        const int r = int(floorf(fy));
-        const float ya = __fsub_rn(fy, float(r)), ya1 = __fsub_rn(1.0f, ya);
-        const unsigned* quads = sQuads + (r - rowFirst) * columns * 256;
+        const TilePosition row = tilePosition(y, p.invTileHeight);
+        const float ya = row.a, ya1 = row.a1;
+        const unsigned* quads = sQuads + (row.t - rowFirst) * columns * 256;
         auto map = [&](const Column& c, unsigned v) -> unsigned {
             const unsigned w = quads[c.offset + int(v)];
             const float top = __fadd_rn(__fmul_rn(byteAsFloat<0>(w), c.xa1), __fmul_rn(byteAsFloat<1>(w), c.xa));
@@ -1183,7 +1184,7 @@ void launchApply(const HisteqParams& p, cudaStream_t stream) {
 
 int claheBandSharedBytes(const HisteqParams& p, int bandRows) {
     if (!p.clahe || p.u16 || p.channels > 2 || !p.vectorized) return 0;
-    // Tile regions (t of tileCoordinate) a span of n pixels meets, one more for the float rounding at the ends.
+    // Tile regions (t of tilePosition) a span of n pixels meets, one more for the float rounding at the ends.
     auto regions = [](int n, int tile, int tiles) { return std::min((n - 1) / tile + 3, tiles + 1); };
     const int stripPixels = 32 * (16 / p.channels);
     const int bytes = regions(stripPixels, p.tileWidth, p.tilesX) * regions(bandRows, p.tileHeight, p.tilesY) * 256 *
