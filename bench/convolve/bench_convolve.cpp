@@ -482,22 +482,29 @@ int main(int argc, char** argv) {
             d.border = Border::Replicate;
             const ConvolvePlan directPlan = ConvolvePlan::make(d, SampleType::U8, 1);
             // K = 3: the tiled kernel (variant -1) and the barrier-free one (0) at every size (the one-channel tile
-            // kernel off), then the default.
+            // and register-window kernels off), then the default.
             if (k == 3) {
                 for (int v = -1; v <= 0; ++v) {
                     cuda_detail::KernelVariants variants;
                     variants.smallDirect = v;
                     variants.grayTile = -1;
+                    variants.registerWindow = -1;
                     run("direct variant " + std::to_string(v), directPlan, gray, grayHost, grayOut, variants);
                 }
             }
-            // K = 5: the tiled kernel (the one-channel tile kernel, the default for K = 3 and 5, off).
+            // K = 5: the tiled kernel (the one-channel tile and register-window kernels off).
             if (k == 5) {
                 cuda_detail::KernelVariants variants;
                 variants.grayTile = -1;
+                variants.registerWindow = -1;
                 run("direct variant -1", directPlan, gray, grayHost, grayOut, variants);
             }
-            for (int v = 1; v <= 2 && k == 3; ++v) {  // the register-window kernel, 8- and 16-row segments
+            if (k <= 5) {  // the one-channel tile kernel (the register-window kernel off)
+                cuda_detail::KernelVariants variants;
+                variants.registerWindow = -1;
+                run("direct one-channel tile", directPlan, gray, grayHost, grayOut, variants);
+            }
+            for (int v = 1; v <= 2 && k <= 5; ++v) {  // the register-window kernel, 8- and 16-row segments
                 cuda_detail::KernelVariants variants;
                 variants.registerWindow = v;
                 run("direct register-window variant " + std::to_string(v), directPlan, gray, grayHost, grayOut,
@@ -633,6 +640,7 @@ int main(int argc, char** argv) {
                     run("RGBA gaussian register-window variant " + std::to_string(v), rgPlan, rgba, rgbaHost, rgbaOut,
                         variants);
                 }
+
                 if (k <= 7) {  // two channels (a UV plane): the kernels before the register-window one, the default
                     const ConvolvePlan uvPlan = gaussianPlan(2);
                     cuda_detail::KernelVariants before;

@@ -909,7 +909,7 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
 }
 
 // The direct register-window kernel (K = 3, one kernel) against the kernels before it (interleaved, one-channel
-// tile, tiled, barrier-free), byte for byte, and within 1 of the reference, on the same shapes; none at K = 5.
+// tile, tiled, barrier-free), byte for byte, and within 1 of the reference, on the same shapes; at K = 5 for one channel.
 TEST(DirectRegisters, SameBytesAsTheTileKernels) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -962,8 +962,10 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
                 const bool launched = cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr, v);
-                // At K = 3 every variant, the default for 2 to 4 channels (these frames are below 4 Mpixel).
-                EXPECT_EQ(launched, k == 3 && (v > 0 || c.ch > 1)) << what << " variant " << v;
+                // Compiled at K = 3, and at K = 5 for one channel; taken by default at K = 3 (K = 5 only on frames
+                // of 4 Mpixel: none here), else when a variant is asked for.
+                const bool compiled = k == 3 || c.ch == 1;
+                EXPECT_EQ(launched, compiled && (v > 0 || k == 3)) << what << " variant " << v;
                 if (!launched) continue;
                 ++taken;
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
@@ -976,7 +978,21 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
             EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 2, frame, taps.data(), nullptr, 1));  // a bank
             EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr, -1));
         }
-    EXPECT_EQ(taken, 11 * 4 + 7);
+    // K = 3: 11 shapes × 5 variants; K = 5: the 4 one-channel shapes × 4 variants.
+    EXPECT_EQ(taken, 11 * 5 + 4 * 4);
+    // Under Border::Constant the kernel reads rows outside the frame as words of borderValue's byte: a borderValue
+    // that is no byte leaves the frame to the other kernels.
+    for (float borderValue : {127.f, 127.5f, -1.f, 256.f}) {
+        ConvolveDesc d;
+        d.kernels = {randomKernel(3, 3, 7u, false)};
+        d.border = Border::Constant;
+        d.borderValue = borderValue;
+        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+        DevicePlane src(64, 16, 1, SampleType::U8, false), dst(64, 16, 1, SampleType::U8, false);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+        EXPECT_EQ(cuda_detail::registerWindowApplies(SampleType::U8, 3, 1, false, frame, 1), borderValue == 127.f)
+            << borderValue;
+    }
 #endif
 }
 

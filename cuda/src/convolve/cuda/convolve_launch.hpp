@@ -77,12 +77,14 @@ struct KernelVariants {
     // 9.9 / 10.9 µs against 11.3 / 12.3 for the previous default, 4K 22.5 / 27.6 against 24.0 / 29.6; Gaussian
     // (separable plan) 1080p 11.2 / 11.5 and 4K 27.4 / 29.0 µs on the separable kernel.
     int grayTile = 0;
-    // The register-window kernels (u8; separable plans at K = 3, 5, and 7 for one channel; direct plans at K = 3;
-    // convolve_register_window.cu): 0 (the default) takes them where they measured faster than the kernels before
-    // them (H200, 2026-11-24, seventh session; separable: one channel at K = 7 and on frames of 4 Mpixel and more,
-    // two and three channels at K = 3 and on 4 Mpixel, four channels always; direct: 2 to 4 channels, and one
-    // channel on 4 Mpixel), with row segments of 8 rows at K = 3 and 16 above (8 where 16 leave under 8 warps per
-    // SM); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64 rows; -1 never.
+    // The register-window kernels (u8; separable plans at K = 3, 5, and 7 for one channel; direct plans at K = 3,
+    // and 5 for one channel; convolve_register_window.cu): 0 (the default) takes them where they measured faster
+    // than the kernels before them (H200, 2026-11-24, seventh session; separable: one channel at K = 7 and on frames
+    // of 4 Mpixel and more, two and three channels at K = 3 and on 4 Mpixel, four channels always; direct: 2 to 4
+    // channels at K = 3; one channel at K = 3 everywhere and at K = 5 on 4 Mpixel since 2026-11-25: 1080p K = 3
+    // 8.9 against 9.8 µs, 4K K = 5 24.5 against 27.0), with row segments of 8 rows at K = 3 and 16 above (8 where
+    // 16 leave under 8 warps per SM); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64
+    // rows; -1 never.
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
@@ -105,8 +107,9 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
                            cudaStream_t stream, int waves);
 
 // The register-window kernels (convolve_register_window.cu; u8 rows 4-byte aligned, frames taller than K / 2, every
-// channel filtered or copied: 1 to 4 channels all filtered, or RGBA-like with the alpha copied). Separable plans at
-// K = 3, 5 (7 for one channel); direct plans of one kernel at K = 3. Each launches and returns true when it
+// channel filtered or copied: 1 to 4 channels all filtered, or RGBA-like with the alpha copied; under
+// Border::Constant a borderValue that is a byte). Separable plans at K = 3, 5 (7 for one channel); direct plans of
+// one kernel at K = 3 (5 for one channel). Each launches and returns true when it
 // applies under `variant` (KernelVariants::registerWindow), else returns false and launches nothing.
 bool launchSeparableRegistersU8(int k, const ConvFrame& frame, const float* row, const float* column,
                                 cudaStream_t stream, int variant);

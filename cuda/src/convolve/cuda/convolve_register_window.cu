@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Register-window K×K correlation for u8 frames of 1 to 4 interleaved channels at small K: separable plans (K = 3, 5;
-// 7 for one channel) and direct plans of one kernel at K = 3. No shared memory and no barrier.
+// 7 for one channel) and direct plans of one kernel at K = 3 (5 for one channel). No shared memory and no barrier.
 //
 // A warp walks a strip of 32 · PX pixels down a segment of rows; each lane holds PX consecutive pixels of a source
 // row, all channels, as one to four words, loaded K − 1 rows ahead. Per source row a lane converts its filtered
@@ -14,7 +14,8 @@
 // shared loads, barriers, halo rows): Nsight Compute on the interleaved direct kernel, 4K RGBA 5 × 5, counted
 // 46.6 M warp instructions of which 19.4 M FMA, issue-bound at 70 % of the issue slots (H200, 65 µs). Here a
 // filtered sample costs its FMAs plus a conversion, a shuffle and its rounding. (Direct plans at K = 5, 25 FMA per
-// sample, measured slower than the shared-memory kernels: 4K RGB 74.4 against 63.8 µs, GRAY8 29.8 against 27.5.)
+// sample, measured slower than the shared-memory kernels: 4K RGB 74.4 against 63.8 µs; one channel at 4K became
+// faster, 24.5 against 27.0 µs, once results were packed four at a time and Border::Constant rows lost their branch.)
 //
 // The sums are those of the tile kernels (convolve_separable.cu, convolve_direct.cuh), in the same order: the same
 // bytes. Channels outside the compiled mask are copied from the source row (the launcher takes frames whose other
@@ -23,10 +24,12 @@
 // aligned rows). Lanes whose pixels are not all inside the frame load nothing, so no lane waits on single-byte
 // loads: the R output pixels at the left edge, and those near the right edge whose window reaches such a lane, are
 // computed by one extra column of blocks, sample by sample through borderIndex. Rows outside the frame map to rows
-// inside it by RowMap; Border::Constant samples read as borderValue.
+// inside it by RowMap; under Border::Constant they read as words of borderValue's byte (a borderValue that is not a
+// byte leaves the frame to the other kernels). Results are finished four bytes at a time (finishRow).
 #include "convolve_device.cuh"
 
 #include <algorithm>
+#include <cmath>
 
 namespace cudafilters::cuda_detail {
 namespace {
@@ -37,8 +40,13 @@ template <int K, int C, unsigned FMASK, bool LEAVE = false> struct RegisterConfi
     static constexpr int R = K / 2;
     // Pixels per lane: whole words per lane and row (8 bytes for 1 and 2 channels, 12 for 3, 16 for 4). Measured
     // on an H200: two RGBA pixels per lane (64 registers, 32 warps per SM) were no faster than four (4K RGBA
-    // Gaussian K = 5 45.1 against 44.0 µs, K = 3 35.5 against 34.1).
+    // Gaussian K = 5 45.1 against 44.0 µs, K = 3 35.5 against 34.1); for one channel, 16 pixels per lane (16-byte
+    // loads), or source rows loaded 2K − 1 ahead instead of K − 1, were slower or no faster (2026-11-25, ninth
+    // session: 4K GRAY8 direct K = 3 17.2 / 16.1 against 14.3 µs, K = 5 32.8 / 31.1 against 24.5).
     static constexpr int PX = C == 1 ? 8 : 4;
+    // Blocks per SM ptxas must fit (0: no bound). RGBA-like K = 5 with alpha copied took 166 registers unbounded;
+    // held to 128 (a few spills) it ran faster: 4K Gaussian 45.0 against 46.3 µs (H200, same run).
+    static constexpr int MINB = K == 5 && C == 4 && FMASK == 7 ? 4 : 0;
     static constexpr int NW = PX * C / 4;            // 32-bit words per lane and row
     static constexpr int NF = __builtin_popcount(FMASK);  // filtered channels
     static constexpr int OUT = 30 * PX;              // pixels a warp outputs
@@ -71,6 +79,7 @@ template <int K, bool SEP> struct RegisterParams {
     // sample by sample through borderIndex.
     int begin, end;
     RowMap above, below;  // source rows outside the frame
+    unsigned borderWord;  // Border::Constant: borderValue (a byte: registerWindowApplies) in every byte
 };
 
 // borderIndex for rows -R … -1 (above) and height … height + R − 1 (below) of a frame taller than R.
@@ -84,10 +93,9 @@ inline void mapOutsideRows(Border border, int height, RowMap& above, RowMap& bel
     }
 }
 
-// One lane's PX pixels of one source row: its words, or that the row lies outside the frame (Border::Constant).
+// One lane's PX pixels of one source row.
 template <int NW> struct LaneRow {
     unsigned w[NW];
-    bool outside;
 };
 
 // Plane (rank among the filtered channels) of channel c.
@@ -117,14 +125,14 @@ __device__ __forceinline__ void loadWords(const unsigned char* p, bool vector, u
 }
 
 // Loads the lane's pixels x … x + PX − 1 of source row gy (-1: outside the frame under Border::Constant: every
-// sample reads as borderValue). Lanes whose pixels are not all inside the frame (whole false) load nothing: they are
+// byte is borderValue's). Lanes whose pixels are not all inside the frame (whole false) load nothing: they are
 // never read by a stored output (see RegisterParams::begin, end). wide: 16-byte aligned rows (vector loads).
 template <int C, int PX, int NW>
-__device__ __forceinline__ LaneRow<NW> loadLaneRow(const ConvFrame& f, int gy, int x, bool whole, bool wide) {
+__device__ __forceinline__ LaneRow<NW> loadLaneRow(const ConvFrame& f, int gy, int x, bool whole, bool wide,
+                                                   unsigned borderWord) {
     LaneRow<NW> r;
 #pragma unroll
-    for (int q = 0; q < NW; ++q) r.w[q] = 0;
-    r.outside = gy < 0;
+    for (int q = 0; q < NW; ++q) r.w[q] = gy < 0 ? borderWord : 0u;
     if (!whole || gy < 0) return r;
     loadWords<NW, true>(f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C, wide, r.w);
     return r;
@@ -146,6 +154,21 @@ __device__ __forceinline__ void placeCopied(unsigned packed, unsigned (&out)[NW]
 #pragma unroll
     for (int e = 0; e < PX * C; ++e)
         if (!((FMASK >> (e % C)) & 1u)) out[e / 4] |= ((packed >> (8 * n++)) & 0xFFu) << (8 * (e % 4));
+}
+
+// An output row's words: the filtered samples finished (finishByte's levels, packed four at a time), the others 0.
+template <int C, int PX, int NW, int NF, unsigned FMASK, bool ADJUST>
+__device__ __forceinline__ void finishRow(const float (&acc)[PX][NF], float bias, bool absolute, unsigned (&out)[NW]) {
+#pragma unroll
+    for (int q = 0; q < NW; ++q) {
+        int level[4];
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+            const int e = 4 * q + b, c = e % C;
+            level[b] = (FMASK >> c) & 1u ? roundToInt(adjusted<ADJUST>(acc[e / C][planeOf<FMASK>(c)], bias, absolute)) : 0;
+        }
+        out[q] = packBytes(level[0], level[1], level[2], level[3]);
+    }
 }
 
 // The edge blocks: output pixels outside [begin, end) of the segment's rows, one thread per pixel and every
@@ -193,7 +216,8 @@ __device__ void edgeColumns(const RegisterParams<K, SEP>& p) {
 }
 
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(const __grid_constant__ RegisterParams<K, SEP> p) {
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, (RegisterConfig<K, C, FMASK, LEAVE>::MINB))
+    registerWindowKernel(const __grid_constant__ RegisterParams<K, SEP> p) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     constexpr int R = Cfg::R, PX = Cfg::PX, NW = Cfg::NW, NF = Cfg::NF;
     const ConvFrame& f = p.f;
@@ -210,6 +234,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
     const bool stores = lane >= 1 && lane <= 30 && x < p.end && x + PX > p.begin;
     const bool storesAll = x >= p.begin && x + PX <= p.end;
     const bool absolute = f.absolute != 0;
+    const bool adjust = f.bias != 0.f || absolute;  // else the levels are the sums' own (finishRow)
     const long dstBytes = long(x) * C;
 
     float acc[K][PX][NF];  // the sums of the output rows in flight: output row o of the segment in slot o mod K
@@ -220,16 +245,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
 #pragma unroll
             for (int q = 0; q < NF; ++q) acc[s][i][q] = 0.f;
 
-    auto sourceRow = [&](int j) {
+    auto sourceRow = [&](int j) {  // selects, no branches
         const int y = y0 - R + j;
-        return y < 0 ? p.above.at(y) : y >= f.height ? p.below.at(y) : y;
+        const int outside = y < 0 ? p.above.at(y) : p.below.at(y);
+        return y < 0 || y >= f.height ? outside : y;
     };
     // Source rows in flight: row j in ring[j mod K], loaded K − 1 steps ahead. The channels copied unfiltered are
-    // kept, packed, for the K rows back to the one an output row copies them from.
+    // kept, packed, for the R rows back to the one an output row copies them from.
     LaneRow<NW> ring[K];
 #pragma unroll
     for (int u = 0; u < K - 1; ++u)
-        if (u < rows) ring[u] = loadLaneRow<C, PX, NW>(f, sourceRow(u), x, whole, wide);
+        if (u < rows) ring[u] = loadLaneRow<C, PX, NW>(f, sourceRow(u), x, whole, wide, p.borderWord);
     unsigned kept[K];
 
     for (int base = 0; base < rows; base += K) {
@@ -237,26 +263,20 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
         for (int u = 0; u < K; ++u) {
             const int j = base + u;
             if (j >= rows) break;
-            if (j + K - 1 < rows) ring[(u + K - 1) % K] = loadLaneRow<C, PX, NW>(f, sourceRow(j + K - 1), x, whole, wide);
+            // Past the segment's last row the last row again (one branch less per row; L1 hits).
+            ring[(u + K - 1) % K] = loadLaneRow<C, PX, NW>(f, sourceRow(min(j + K - 1, rows - 1)), x, whole, wide, p.borderWord);
             const LaneRow<NW>& cur = ring[u];
             if constexpr (Cfg::COPIES) kept[u] = keepCopied<C, PX, NW, FMASK>(cur.w);
 
             float v[PX + 2 * R][NF];  // pixels x − R … x + PX − 1 + R of this row
-            if (cur.outside) {  // a row outside the frame under Border::Constant
 #pragma unroll
-                for (int i = 0; i < PX; ++i)
+            for (int i = 0; i < PX; ++i)
 #pragma unroll
-                    for (int q = 0; q < NF; ++q) v[R + i][q] = f.borderValue;
-            } else {
-#pragma unroll
-                for (int i = 0; i < PX; ++i)
-#pragma unroll
-                    for (int c = 0; c < C; ++c) {
-                        if (!((FMASK >> c) & 1u)) continue;
-                        const int e = i * C + c;
-                        v[R + i][planeOf<FMASK>(c)] = wordSample(cur.w[e / 4], e % 4);
-                    }
-            }
+                for (int c = 0; c < C; ++c) {
+                    if (!((FMASK >> c) & 1u)) continue;
+                    const int e = i * C + c;
+                    v[R + i][planeOf<FMASK>(c)] = wordSample(cur.w[e / 4], e % 4);
+                }
 #pragma unroll
             for (int h = 0; h < R; ++h)
 #pragma unroll
@@ -290,24 +310,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) registerWindowKernel(cons
                     }
                 }
 
-            // Output row j − (K − 1) has taken its last tap (slot (u + 1) mod K).
+            // Output row j − (K − 1) has taken its last tap.
             const int o = j - (K - 1);
             if (o >= 0 && stores) {
-                const int s = (u + 1) % K;
+                const int s = (u + 1) % K;  // slot (j − (K − 1)) mod K
                 const int y = y0 + o;
                 unsigned out[NW];
-#pragma unroll
-                for (int q = 0; q < NW; ++q) out[q] = 0;
+                if (adjust) finishRow<C, PX, NW, NF, FMASK, true>(acc[s], f.bias, absolute, out);
+                else finishRow<C, PX, NW, NF, FMASK, false>(acc[s], 0.f, false, out);
                 if constexpr (Cfg::COPIES) placeCopied<C, PX, NW, FMASK>(kept[(u - R + K) % K], out);
-#pragma unroll
-                for (int i = 0; i < PX; ++i)
-#pragma unroll
-                    for (int c = 0; c < C; ++c) {
-                        if (!((FMASK >> c) & 1u)) continue;
-                        const int e = i * C + c;
-                        const unsigned b = finishByte(acc[s][i][planeOf<FMASK>(c)], f.bias, absolute);
-                        out[e / 4] |= b << (8 * (e % 4));
-                    }
                 unsigned char* d = f.dst + std::size_t(y) * f.dstPitch + dstBytes;
                 const unsigned align = unsigned(reinterpret_cast<std::uintptr_t>(d));
                 constexpr unsigned vector = NW == 4 ? 15 : NW == 2 ? 7 : 3;
@@ -361,6 +372,7 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
     p.strips = strips;
     const int wholeEnd = frame.width / Cfg::PX * Cfg::PX;  // whole lanes hold pixels [0, wholeEnd)
     mapOutsideRows(frame.border, frame.height, p.above, p.below);
+    p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
     p.begin = std::min(Cfg::R, frame.width);
     p.end = std::max(wholeEnd - Cfg::R, p.begin);
     const dim3 grid((p.strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1, (frame.height + segment - 1) / segment);
@@ -377,7 +389,7 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
         if (mask == 1) return launchRegisters<K, 1, 1, SEP>(f, taps, variant, stream), true;
         return false;
     case 2:
-        if constexpr (K <= 5) {
+        if constexpr (K <= 5 && (SEP || K == 3)) {
             if (mask == 3) return launchRegisters<K, 2, 3, SEP>(f, taps, variant, stream), true;
             // Packed 4:2:2 as Y/chroma pairs: one channel filtered, the other copied.
             if constexpr (SEP) {
@@ -387,11 +399,11 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
         }
         return false;
     case 3:
-        if constexpr (K <= 5)
+        if constexpr (K <= 5 && (SEP || K == 3))
             if (mask == 7) return launchRegisters<K, 3, 7, SEP>(f, taps, variant, stream), true;
         return false;
     case 4:
-        if constexpr (K <= 5) {
+        if constexpr (K <= 5 && (SEP || K == 3)) {
             if (mask == 15) return launchRegisters<K, 4, 15, SEP>(f, taps, variant, stream), true;
             if (mask == 7 && (f.copy & 8u)) return launchRegisters<K, 4, 7, SEP>(f, taps, variant, stream), true;
             // Packed 4:2:2 macropixels: U and V filtered, Y0 and Y1 left as dst holds them.
@@ -411,6 +423,9 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     if (variant < 0 || type != SampleType::U8 || bank != 1 || f.inChannels != f.outChannels ||
         f.combine == Combine::Channels || f.rowAlign < 4 || !plainBytes(f) || f.height <= k / 2)
         return false;
+    // Rows outside the frame under Border::Constant are read as words of borderValue's byte.
+    if (f.border == Border::Constant && !(f.borderValue >= 0.f && f.borderValue <= 255.f && f.borderValue == std::floor(f.borderValue)))
+        return false;
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
     const unsigned mask = f.mask & all;
@@ -419,12 +434,13 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     // Otherwise every channel filtered or copied: whole pixels stored.
     if ((mask | (f.copy & all)) != all && !chroma422) return false;
     const bool channels = c <= 2 || mask == all || (c == 4 && mask == 7) || chroma422;
-    const bool compiled = separable ? ((k == 3 || k == 5) ? channels : k == 7 && c == 1) : k == 3 && channels;
+    const bool compiled = separable ? ((k == 3 || k == 5) ? channels : k == 7 && c == 1)
+                                    : (k == 3 && channels) || (k == 5 && c == 1);
     if (!compiled) return false;
     if (variant > 0) return true;
     // Where it measured faster than the kernels before it (H200, same runs; KernelVariants::registerWindow).
     const bool large = std::int64_t(f.width) * f.height >= 4000000;
-    if (!separable) return c > 1 || large;
+    if (!separable) return c == 1 ? k == 3 || large : k == 3;
     switch (c) {
     case 1: return k == 7 || large;
     case 4: return true;
@@ -450,7 +466,8 @@ bool launchSeparableRegistersU8(int k, const ConvFrame& frame, const float* row,
 bool launchDirectRegistersU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                              int variant) {
     if (!registerWindowApplies(SampleType::U8, k, bank, false, frame, variant)) return false;
-    return launchRegistersK<3, false>(frame, taps, variant, stream);
+    return k == 3 ? launchRegistersK<3, false>(frame, taps, variant, stream)
+                  : launchRegistersK<5, false>(frame, taps, variant, stream);
 }
 
 }  // namespace cudafilters::cuda_detail
