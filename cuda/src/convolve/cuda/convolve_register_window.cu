@@ -29,6 +29,7 @@
 #include "convolve_device.cuh"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace cudafilters::cuda_detail {
@@ -44,9 +45,6 @@ template <int K, int C, unsigned FMASK, bool LEAVE = false> struct RegisterConfi
     // loads), or source rows loaded 2K − 1 ahead instead of K − 1, were slower or no faster (2026-11-25, ninth
     // session: 4K GRAY8 direct K = 3 17.2 / 16.1 against 14.3 µs, K = 5 32.8 / 31.1 against 24.5).
     static constexpr int PX = C == 1 ? 8 : 4;
-    // Blocks per SM ptxas must fit (0: no bound). RGBA-like K = 5 with alpha copied took 166 registers unbounded;
-    // held to 128 (a few spills) it ran faster: 4K Gaussian 45.0 against 46.3 µs (H200, same run).
-    static constexpr int MINB = K == 5 && C == 4 && FMASK == 7 ? 4 : 0;
     static constexpr int NW = PX * C / 4;            // 32-bit words per lane and row
     static constexpr int NF = __builtin_popcount(FMASK);  // filtered channels
     static constexpr int OUT = 30 * PX;              // pixels a warp outputs
@@ -215,8 +213,15 @@ __device__ void edgeColumns(const RegisterParams<K, SEP>& p) {
     }
 }
 
+// Blocks per SM ptxas must fit (0: no bound). Separable RGBA-like K = 5 with alpha copied took 166 registers
+// unbounded; held to 128 (a few spills) it ran faster: 4K Gaussian 45.0 against 46.3 µs (H200, same run). Direct
+// one-channel K = 5 took 72 registers and spilled in its loop; held to 128 it takes 92 and spills nothing.
+template <int K, int C, unsigned FMASK, bool SEP> constexpr int minBlocksPerSm() {
+    return K == 5 && (SEP ? C == 4 && FMASK == 7 : C == 1) ? 4 : 0;
+}
+
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, (RegisterConfig<K, C, FMASK, LEAVE>::MINB))
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, (minBlocksPerSm<K, C, FMASK, SEP>()))
     registerWindowKernel(const __grid_constant__ RegisterParams<K, SEP> p) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     constexpr int R = Cfg::R, PX = Cfg::PX, NW = Cfg::NW, NF = Cfg::NF;
@@ -285,11 +290,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, (RegisterConfig<K, C, FMA
                     v[PX + R + h][q] = __shfl_down_sync(0xFFFFFFFFu, v[R + h][q], 1);
                 }
 
+            if constexpr (SEP) {
 #pragma unroll
-            for (int i = 0; i < PX; ++i)
+                for (int i = 0; i < PX; ++i)
 #pragma unroll
-                for (int q = 0; q < NF; ++q) {
-                    if constexpr (SEP) {
+                    for (int q = 0; q < NF; ++q) {
                         float m = 0.f;
 #pragma unroll
                         for (int kx = 0; kx < K; ++kx) m = fmaf(p.taps[kx], v[i + kx][q], m);
@@ -298,17 +303,27 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, (RegisterConfig<K, C, FMA
                             const int s = (u - ky + K) % K;
                             acc[s][i][q] = fmaf(p.taps[K + ky], m, ky == 0 ? 0.f : acc[s][i][q]);
                         }
-                    } else {
+                    }
+            } else {
 #pragma unroll
-                        for (int ky = 0; ky < K; ++ky) {
-                            const int s = (u - ky + K) % K;
+                for (int ky = 0; ky < K; ++ky) {
+                    // Kernel row ky of output row j − ky. The segment's first and last K − 1 source rows feed fewer
+                    // than K of its output rows: the others are skipped (a branch the whole warp takes; H200, 1080p
+                    // GRAY8 K = 3, segments of 4 rows, a third of the FMAs went to rows outside the segment).
+                    const int o = j - ky;
+                    if (o < 0 || o >= outRows) continue;
+                    const int s = (u - ky + K) % K;
+#pragma unroll
+                    for (int i = 0; i < PX; ++i)
+#pragma unroll
+                        for (int q = 0; q < NF; ++q) {
                             float a = ky == 0 ? 0.f : acc[s][i][q];
 #pragma unroll
                             for (int kx = 0; kx < K; ++kx) a = fmaf(p.taps[ky * K + kx], v[i + kx][q], a);
                             acc[s][i][q] = a;
                         }
-                    }
                 }
+            }
 
             // Output row j − (K − 1) has taken its last tap.
             const int o = j - (K - 1);
@@ -352,11 +367,37 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, (RegisterConfig<K, C, FMA
 
 // Output rows per warp. Shorter segments repeat more halo rows (K − 1 per segment), longer ones leave fewer warps to
 // hide each warp's row-to-row latency. Measured best on an H200 (KernelVariants::registerWindow): 8 rows at K = 3,
-// 16 from K = 5 unless that leaves fewer than 8 warps per SM (one-channel 1080p), then 8.
-int segmentFor(int k, int strips, int height, int variant) {
+// 16 from K = 5 unless that leaves fewer than 8 warps per SM (one-channel 1080p), then 8. Then fitted to the waves of
+// blocks the GPU holds at once (blocksPerSm × SMs; perRow blocks per row of segments): a grid that spills past a
+// whole number of waves by less than half a wave gets segments long enough to fit that number, and a grid under
+// half a wave gets shorter ones (at least 4 rows) until it fills one. (H200, 4K GRAY8 K = 3: 1 350 blocks for
+// 1 320 places, the last 30 ran as a second wave; 1080p: 405 blocks, 9 warps per SM.)
+int segmentFor(int k, int strips, int height, int variant, int blocksPerSm) {
     if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
-    if (k <= 3) return 8;
-    return std::int64_t(strips) * ((height + 15) / 16) < 8L * currentDeviceMultiprocessors() ? 8 : 16;
+    const int sms = currentDeviceMultiprocessors();
+    const int measured = k <= 3 ? 8 : std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
+    const std::int64_t perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1;
+    const std::int64_t wave = std::int64_t(std::max(blocksPerSm, 1)) * sms;
+    const std::int64_t rowsPerWave = std::max<std::int64_t>(wave / perRow, 1);
+    const std::int64_t blocks = (height + measured - 1) / measured * perRow;
+    if (2 * blocks < wave) return std::max(int((height + rowsPerWave - 1) / rowsPerWave), 4);
+    const std::int64_t waves = (2 * blocks + wave) / (2 * wave);  // the nearest whole number, at least 1
+    if (blocks <= waves * wave) return measured;
+    return int((height + waves * rowsPerWave - 1) / (waves * rowsPerWave));
+}
+
+// Blocks of a register-window kernel one SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor), per device. One
+// cache per instantiation (the kernels of one K share their function type).
+template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE, typename Kernel> int blocksPerSm(Kernel kernel) {
+    static std::atomic<int> cached[16];
+    const int device = currentDevice();
+    std::atomic<int>* slot = device >= 0 && device < 16 ? &cached[device] : nullptr;
+    if (slot && slot->load(std::memory_order_relaxed) > 0) return slot->load(std::memory_order_relaxed);
+    int blocks = 0;
+    CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kWarpsPerBlock * 32, 0));
+    blocks = std::max(blocks, 1);
+    if (slot) slot->store(blocks, std::memory_order_relaxed);
+    return blocks;
 }
 
 // taps: the row then the column factor (SEP), or the K × K taps.
@@ -364,7 +405,8 @@ template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE = false>
 void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cudaStream_t stream) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
-    const int segment = segmentFor(K, strips, frame.height, variant);
+    const auto kernel = registerWindowKernel<K, C, FMASK, SEP, LEAVE>;
+    const int segment = segmentFor(K, strips, frame.height, variant, blocksPerSm<K, C, FMASK, SEP, LEAVE>(kernel));
     RegisterParams<K, SEP> p;
     p.f = frame;
     for (int i = 0; i < (SEP ? 2 * K : K * K); ++i) p.taps[i] = taps[i];
@@ -376,7 +418,7 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
     p.begin = std::min(Cfg::R, frame.width);
     p.end = std::max(wholeEnd - Cfg::R, p.begin);
     const dim3 grid((p.strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1, (frame.height + segment - 1) / segment);
-    registerWindowKernel<K, C, FMASK, SEP, LEAVE><<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
+    kernel<<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("registerWindowKernel");
 }
 
