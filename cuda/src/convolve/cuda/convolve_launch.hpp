@@ -82,9 +82,9 @@ struct KernelVariants {
     // than the kernels before them (H200, 2026-11-24, seventh session; separable: one channel at K = 7 and on frames
     // of 4 Mpixel and more, two and three channels at K = 3 and on 4 Mpixel, four channels always; direct: 2 to 4
     // channels at K = 3; one channel at K = 3 everywhere and at K = 5 on 4 Mpixel since 2026-11-25: 1080p K = 3
-    // 8.9 against 9.8 µs, 4K K = 5 24.5 against 27.0), with row segments of 8 rows at K = 3 and 16 above (8 where
-    // 16 leave under 8 warps per SM); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64
-    // rows; -1 never.
+    // 7.7 against 9.7 µs for the one-channel tile kernel, 4K K = 5 22.6 against 27.2), with row segments of 8 rows
+    // at K = 3 and 16 above (8 where 16 leave under 8 warps per SM), fitted to the waves of blocks the GPU holds
+    // (segmentFor); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64 rows; -1 never.
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3

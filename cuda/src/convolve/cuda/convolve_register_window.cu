@@ -214,7 +214,8 @@ __device__ void edgeColumns(const RegisterParams<K, SEP>& p) {
 }
 
 // Blocks per SM ptxas must fit (0: no bound). Separable RGBA-like K = 5 with alpha copied took 166 registers
-// unbounded; held to 128 (a few spills) it ran faster: 4K Gaussian 45.0 against 46.3 µs (H200, same run). Direct
+// unbounded; held to 128 (a few spills) it ran faster: 4K Gaussian 45.0 against 46.3 µs (H200, same run; held to
+// 168, 3 blocks per SM, 42.3 against 40.1 µs with segments fitted to the waves). Direct
 // one-channel K = 5 took 72 registers and spilled in its loop; held to 128 it takes 92 and spills nothing.
 template <int K, int C, unsigned FMASK, bool SEP> constexpr int minBlocksPerSm() {
     return K == 5 && (SEP ? C == 4 && FMASK == 7 : C == 1) ? 4 : 0;
