@@ -221,7 +221,9 @@ template <int K, int C, unsigned FMASK, bool SEP> constexpr int minBlocksPerSm()
     return K == 5 && (SEP ? C == 4 && FMASK == 7 : C == 1) ? 4 : 0;
 }
 
-template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE>
+// WIDE: rows 16-byte aligned, source rows read in vector words (else 32-bit words; compiled apart, so that no load
+// carries the other's predicated twin).
+template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE, bool WIDE>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, (minBlocksPerSm<K, C, FMASK, SEP>()))
     registerWindowKernel(const __grid_constant__ RegisterParams<K, SEP> p) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
@@ -236,7 +238,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, (minBlocksPerSm<K, C, FMA
     const int outRows = min(p.segment, f.height - y0);
     const int rows = outRows + K - 1;  // source rows y0 − R … y0 + outRows − 1 + R
     const bool whole = x >= 0 && x + PX <= f.width;
-    const bool wide = f.rowAlign >= 16;
+    constexpr bool wide = WIDE;
     const bool stores = lane >= 1 && lane <= 30 && x < p.end && x + PX > p.begin;
     const bool storesAll = x >= p.begin && x + PX <= p.end;
     const bool absolute = f.absolute != 0;
@@ -389,7 +391,7 @@ int segmentFor(int k, int strips, int height, int variant, int blocksPerSm) {
 
 // Blocks of a register-window kernel one SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor), per device. One
 // cache per instantiation (the kernels of one K share their function type).
-template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE, typename Kernel> int blocksPerSm(Kernel kernel) {
+template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE, bool WIDE, typename Kernel> int blocksPerSm(Kernel kernel) {
     static std::atomic<int> cached[16];
     const int device = currentDevice();
     std::atomic<int>* slot = device >= 0 && device < 16 ? &cached[device] : nullptr;
@@ -406,8 +408,10 @@ template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE = false>
 void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cudaStream_t stream) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
-    const auto kernel = registerWindowKernel<K, C, FMASK, SEP, LEAVE>;
-    const int segment = segmentFor(K, strips, frame.height, variant, blocksPerSm<K, C, FMASK, SEP, LEAVE>(kernel));
+    const bool wide = frame.rowAlign >= 16;
+    const auto kernel = wide ? registerWindowKernel<K, C, FMASK, SEP, LEAVE, true> : registerWindowKernel<K, C, FMASK, SEP, LEAVE, false>;
+    const int blocks = wide ? blocksPerSm<K, C, FMASK, SEP, LEAVE, true>(kernel) : blocksPerSm<K, C, FMASK, SEP, LEAVE, false>(kernel);
+    const int segment = segmentFor(K, strips, frame.height, variant, blocks);
     RegisterParams<K, SEP> p;
     p.f = frame;
     for (int i = 0; i < (SEP ? 2 * K : K * K); ++i) p.taps[i] = taps[i];
