@@ -321,9 +321,15 @@ public:
     ConvolveWork(std::vector<ConvolvePass> passes, std::vector<PlaneLayout> planes, Backend backend, int slots)
         : passes_(std::move(passes)), planes_(std::move(planes)) {
         const int sets = backend == Backend::Cuda ? slots : 1;  // the CPU runs one frame at a time
-        written_.assign(planes_.size(), false);
-        for (const ConvolvePass& pass : passes_) written_[std::size_t(pass.plane)] = true;
-        groupByPlane();
+        partOfPlane_.assign(planes_.size(), -1);
+        for (std::size_t k = 0; k < passes_.size(); ++k) {
+            int& part = partOfPlane_[std::size_t(passes_[k].plane)];
+            if (part < 0) {
+                part = int(parts_.size());
+                parts_.emplace_back();
+            }
+            parts_[std::size_t(part)].push_back(k);
+        }
         convolvers_.resize(std::size_t(sets));
         for (auto& set : convolvers_)
             for (const ConvolvePass& pass : passes_) {
@@ -333,8 +339,8 @@ public:
             }
     }
 
-    // Takes passes of the same shape in place: every Convolver of every slot retuned, or none (false: a new work is
-    // needed). Frames already enqueued keep the values they were launched with.
+    // Takes passes of the same shape (planes and parts unchanged) in place: every Convolver of every slot retuned, or
+    // none (false: a new work is needed). Frames already enqueued keep the values they were launched with.
     bool retune(const std::vector<ConvolvePass>& passes) {
         if (passes.size() != passes_.size()) return false;
         for (std::size_t k = 0; k < passes.size(); ++k)
@@ -350,11 +356,10 @@ public:
                 retuned.emplace_back(set[k].get(), k);
             }
         passes_ = passes;
-        groupByPlane();
         return true;
     }
 
-    bool writesPlane(int plane) const override { return written_[std::size_t(plane)]; }
+    bool writesPlane(int plane) const override { return partOfPlane_[std::size_t(plane)] >= 0; }
 
     void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
                  GpuStream stream) override {
@@ -379,23 +384,10 @@ public:
     }
 
 private:
-    void groupByPlane() {
-        parts_.clear();
-        std::vector<int> partOfPlane(planes_.size(), -1);
-        for (std::size_t k = 0; k < passes_.size(); ++k) {
-            int& part = partOfPlane[std::size_t(passes_[k].plane)];
-            if (part < 0) {
-                part = int(parts_.size());
-                parts_.emplace_back();
-            }
-            parts_[std::size_t(part)].push_back(k);
-        }
-    }
-
     std::vector<ConvolvePass> passes_;
     std::vector<PlaneLayout> planes_;  // the input planes, for their sizes
     std::vector<std::vector<std::size_t>> parts_;  // pass indices, one list per plane filtered, in pass order
-    std::vector<bool> written_;
+    std::vector<int> partOfPlane_;                 // per input plane: its part, -1 when no pass writes it
     std::vector<std::vector<std::unique_ptr<cf::Convolver>>> convolvers_;
 };
 
