@@ -286,6 +286,14 @@ int main(int argc, char** argv) {
                                 resident + " ! cudaconvolve preset=gaussian size=" + std::to_string(k) + cudaCaps +
                                     "fakesink name=sink sync=false",
                                 "r-identity", 0});
+            // Frames in flight at the smallest kernel: the default depth (2) beside 1, 4 and 8.
+            for (int depth : {1, 4, 8})
+                rows.push_back({"r-gauss3-depth" + std::to_string(depth),
+                                "resident in CUDA memory: imagefreeze ! cudaconvolve preset=gaussian size=3 "
+                                "pipeline-depth=" + std::to_string(depth) + " ! CUDA memory",
+                                resident + " ! cudaconvolve preset=gaussian size=3 pipeline-depth=" +
+                                    std::to_string(depth) + cudaCaps + "fakesink name=sink sync=false",
+                                "r-identity", 0});
         }
         // The (a) rows are bound by videotestsrc's CPU time, which drifts from run to run: they are measured three
         // times, interleaved, and the median is kept.
