@@ -55,6 +55,10 @@ public:
         process(slot, src, dst, stream);
     }
 
+    // True when process() on a GPU stream only enqueues launches a CUDA stream capture records whole (see
+    // cudafilters::Convolver::capturable): the CUDA executor may run a frame's work as one graph.
+    virtual bool capturable() const { return false; }
+
     // Called in frame order once the frame of `slot` is complete (its stream synchronised), before it is pushed.
     virtual void frameDone(GstElement* /*element*/, GstBuffer* /*out*/, int /*slot*/) {}
     // True when frameDone reads the frame's results: the frame then never leaves before its work is complete.

@@ -360,6 +360,12 @@ public:
     }
 
     bool writesPlane(int plane) const override { return partOfPlane_[std::size_t(plane)] >= 0; }
+    bool capturable() const override {
+        for (const auto& set : convolvers_)
+            for (const auto& convolver : set)
+                if (!convolver->capturable()) return false;
+        return true;
+    }
 
     void process(int slot, const std::vector<ImageView>& src, const std::vector<ImageView>& dst,
                  GpuStream stream) override {

@@ -51,33 +51,43 @@ std::string strideList(const gint* strides, guint planes) {
 std::string inputLayoutProblem(const GstVideoInfo& info, GstBuffer* buffer) {
     const guint planes = GST_VIDEO_INFO_N_PLANES(&info);
     const gsize size = gst_buffer_get_size(buffer);
-    const std::string caps =
-        frameName(GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
-    std::ostringstream s;
-    s << "The input buffer (" << size << " bytes) does not hold a " << caps << " frame: ";
+    // The message is built only for a buffer that does not fit: this runs for every frame (1080p NV12 in CUDA
+    // memory spent 6 % of its streaming thread here, formatting a message it then dropped).
+    auto problem = [&](auto detail) {
+        const std::string caps =
+            frameName(GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
+        std::ostringstream s;
+        s << "The input buffer (" << size << " bytes) does not hold a " << caps << " frame: ";
+        detail(s, caps);
+        return s.str();
+    };
     if (const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer)) {
         if (meta->format != GST_VIDEO_INFO_FORMAT(&info) || meta->width < guint(GST_VIDEO_INFO_WIDTH(&info)) ||
-            meta->height < guint(GST_VIDEO_INFO_HEIGHT(&info)) || meta->n_planes != planes) {
-            s << "its GstVideoMeta describes " << frameName(meta->format, meta->width, meta->height) << ", the caps "
-              << caps << "; the meta must describe the negotiated frame";
-        } else if (!stridesHoldRows(info, meta->stride)) {
-            s << "its GstVideoMeta's strides (" << strideList(meta->stride, planes) << ") are shorter than the rows "
-              << "of the caps (" << strideList(info.stride, planes) << " bytes with GStreamer's padding)";
-        } else if (size < bytesNeeded(info, meta->offset, meta->stride)) {
-            s << "its GstVideoMeta (strides " << strideList(meta->stride, planes) << ") needs "
-              << bytesNeeded(info, meta->offset, meta->stride) << " bytes; make the buffer that large or give the "
-              << "strides its rows really have";
-        } else {
-            return {};
-        }
-        return s.str();
+            meta->height < guint(GST_VIDEO_INFO_HEIGHT(&info)) || meta->n_planes != planes)
+            return problem([&](std::ostream& s, const std::string& caps) {
+                s << "its GstVideoMeta describes " << frameName(meta->format, meta->width, meta->height)
+                  << ", the caps " << caps << "; the meta must describe the negotiated frame";
+            });
+        if (!stridesHoldRows(info, meta->stride))
+            return problem([&](std::ostream& s, const std::string&) {
+                s << "its GstVideoMeta's strides (" << strideList(meta->stride, planes) << ") are shorter than the "
+                  << "rows of the caps (" << strideList(info.stride, planes) << " bytes with GStreamer's padding)";
+            });
+        if (size < bytesNeeded(info, meta->offset, meta->stride))
+            return problem([&](std::ostream& s, const std::string&) {
+                s << "its GstVideoMeta (strides " << strideList(meta->stride, planes) << ") needs "
+                  << bytesNeeded(info, meta->offset, meta->stride) << " bytes; make the buffer that large or give "
+                  << "the strides its rows really have";
+            });
+        return {};
     }
     if (size >= GST_VIDEO_INFO_SIZE(&info)) return {};
-    s << "without a GstVideoMeta the caps imply " << GST_VIDEO_INFO_SIZE(&info) << " bytes, rows of "
-      << strideList(info.stride, planes) << " bytes (GStreamer's default layout pads rows to 4 bytes). Attach a "
-      << "GstVideoMeta with the real strides (gst_buffer_add_video_meta_full; GstVideo.buffer_add_video_meta_full in "
-      << "Python) or pad each row to " << strideList(info.stride, planes) << " bytes";
-    return s.str();
+    return problem([&](std::ostream& s, const std::string&) {
+        s << "without a GstVideoMeta the caps imply " << GST_VIDEO_INFO_SIZE(&info) << " bytes, rows of "
+          << strideList(info.stride, planes) << " bytes (GStreamer's default layout pads rows to 4 bytes). Attach a "
+          << "GstVideoMeta with the real strides (gst_buffer_add_video_meta_full; GstVideo.buffer_add_video_meta_full "
+          << "in Python) or pad each row to " << strideList(info.stride, planes) << " bytes";
+    });
 }
 
 }  // namespace gstcudafilters

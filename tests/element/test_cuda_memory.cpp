@@ -8,7 +8,9 @@
 #include "../../plugin/framefence.h"
 
 #include <atomic>
+#include <cstring>
 #include <functional>
+#include <mutex>
 
 namespace elementtest {
 namespace {
@@ -400,6 +402,83 @@ struct FreedFlag {
     std::atomic<int> freed{0};
     static void notify(gpointer data) { static_cast<FreedFlag*>(data)->freed.fetch_add(1); }
 };
+
+// The messages of the elements' base class (category cudafilter) at DEBUG and above while it lives, and none on
+// stderr.
+class FilterLog {
+public:
+    FilterLog() {
+        gst_debug_set_active(TRUE);
+        gst_debug_set_threshold_for_name("cudafilter", GST_LEVEL_DEBUG);
+        gst_debug_remove_log_function(gst_debug_log_default);
+        gst_debug_add_log_function(&FilterLog::log, this, nullptr);
+    }
+    ~FilterLog() {
+        gst_debug_remove_log_function_by_data(this);
+        gst_debug_add_log_function(gst_debug_log_default, nullptr, nullptr);
+        gst_debug_unset_threshold_for_name("cudafilter");
+    }
+    std::string text() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return text_;
+    }
+
+private:
+    static void log(GstDebugCategory* category, GstDebugLevel, const gchar*, const gchar*, gint, GObject*,
+                    GstDebugMessage* message, gpointer data) {
+        if (std::strcmp(gst_debug_category_get_name(category), "cudafilter") != 0) return;
+        auto* self = static_cast<FilterLog*>(data);
+        std::lock_guard<std::mutex> lock(self->mutex_);
+        self->text_ += gst_debug_message_get(message);
+        self->text_ += '\n';
+    }
+    std::mutex mutex_;
+    std::string text_;
+};
+
+// The middle element of a chain of ours has its frames in CUDA memory on both sides: from its second frame in each
+// slot they run as one CUDA graph (its launches captured and the slot's graph updated with each frame's pointers:
+// one part; two parts on two streams, NV12 with planes=all; the copies of the planes luma-only filtering leaves,
+// I420), with the CPU's pixels in order. CUDAFILTERS_CUDA_GRAPHS=0 turns the graphs off, with the same pixels.
+TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
+    SKIP_WITHOUT_GPU();
+    for (auto [format, middle] : {std::pair{"RGBA", "preset=gaussian size=3"},
+                                  {"NV12", "preset=gaussian size=5 planes=all"},
+                                  {"I420", "preset=sharpen"}}) {
+        SCOPED_TRACE(format);
+        const GstVideoInfo info = videoInfo(format, 385, 289);
+        const std::string caps = capsString(format, 385, 289);
+        auto launch = [&](const char* backend) {
+            return std::string("cudaconvolve backend=") + backend + " preset=gaussian size=5 ! cudaconvolve name=b backend=" +
+                   backend + " " + middle + " ! cudaconvolve backend=" + backend + " preset=box size=3";
+        };
+        std::vector<GstBuffer*> frames = randomFrames(info, 9);
+        std::vector<GstBuffer*> expected = runChain(launch("cpu"), caps, frames);
+        for (bool graphs : {true, false}) {
+            SCOPED_TRACE(graphs ? "graphs" : "CUDAFILTERS_CUDA_GRAPHS=0");
+            if (graphs) g_unsetenv("CUDAFILTERS_CUDA_GRAPHS");
+            else g_setenv("CUDAFILTERS_CUDA_GRAPHS", "0", TRUE);
+            std::string text;
+            std::vector<GstBuffer*> out;
+            {
+                FilterLog log;
+                out = runChain(launch("cuda"), caps, frames);
+                text = log.text();
+            }
+            ASSERT_EQ(out.size(), expected.size());
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
+                EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i]));
+            }
+            EXPECT_EQ(text.find("launched as one CUDA graph (updated)") != std::string::npos, graphs) << text;
+            EXPECT_EQ(text.find("could not"), std::string::npos) << text;
+            unrefAll(out);
+        }
+        g_unsetenv("CUDAFILTERS_CUDA_GRAPHS");
+        unrefAll(expected);
+        unrefAll(frames);
+    }
+}
 
 // Pageable memory that upstream pushes again is registered for DMA, stays registered while it is recycled (the gauge
 // stays flat), and is released when the memory is freed.

@@ -116,6 +116,10 @@ public:
     // divisor, bias, absolute, border value): no allocation, no synchronisation, and work already enqueued keeps the
     // values it was launched with. Returns false, changing nothing, when the new plan needs a new Convolver.
     virtual bool retune(const ConvolvePlan& plan) { (void)plan; return false; }
+    // True when process() on a GPU stream only enqueues launches that take everything by value (no allocation, no
+    // synchronisation, no event kept to wait on later): a CUDA stream capture records it whole, so a frame's work can
+    // run as a graph.
+    virtual bool capturable() const { return false; }
     const ConvolvePlan& plan() const { return plan_; }
 
 protected:

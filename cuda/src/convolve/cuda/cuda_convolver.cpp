@@ -214,6 +214,12 @@ private:
 
     bool ownsDeviceMemory() const { return fft_ || path_ == Path::Generic; }
 
+public:
+    // The FFT and generic paths record this convolver's last use on an event: a capture would keep that record.
+    bool capturable() const override { return !ownsDeviceMemory(); }
+
+private:
+
     bool tapsEqual(const ConvolvePlan& plan) const {
         auto current = taps_.begin();
         for (const Kernel2D& k : plan.kernels) {
