@@ -442,10 +442,12 @@ private:
 // I420), with the CPU's pixels in order. CUDAFILTERS_CUDA_GRAPHS=0 turns the graphs off, with the same pixels.
 TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
     SKIP_WITHOUT_GPU();
-    for (auto [format, middle] : {std::pair{"RGBA", "preset=gaussian size=3"},
-                                  {"NV12", "preset=gaussian size=5 planes=all"},
-                                  {"I420", "preset=sharpen"}}) {
+    const std::pair<const char*, const char*> cases[] = {{"RGBA", "preset=gaussian size=3"},
+                                                         {"NV12", "preset=gaussian size=5 planes=all"},
+                                                         {"I420", "preset=sharpen"}};
+    for (const auto& [format, settings] : cases) {
         SCOPED_TRACE(format);
+        const std::string middle = settings;  // a variable of its own: lambdas cannot capture structured bindings
         const GstVideoInfo info = videoInfo(format, 385, 289);
         const std::string caps = capsString(format, 385, 289);
         auto launch = [&](const char* backend) {
