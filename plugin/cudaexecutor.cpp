@@ -369,11 +369,17 @@ public:
                 return;
             }
         }
-        GST_INFO("frame %" G_GUINT64_FORMAT ": its work could not run as a CUDA graph; its launches go one by one",
-                 frame.index);
         slot.graphlessWork = work;
         slot.graph.reset();
         slot.graphWork = nullptr;
+        if (work->keepsState())
+            throw cudafilters::CudaError("cudaStreamEndCapture", int(cudaErrorStreamCaptureInvalidated),
+                                         "cudaErrorStreamCaptureInvalidated",
+                                         "a frame of a work that keeps state between frames could not run as the "
+                                         "CUDA graph it was captured into (its launches run one by one from the next "
+                                         "frame on)");
+        GST_INFO("frame %" G_GUINT64_FORMAT ": its work could not run as a CUDA graph; its launches go one by one",
+                 frame.index);
         enqueue();
     }
 

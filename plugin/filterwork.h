@@ -58,6 +58,9 @@ public:
     // True when process() on a GPU stream only enqueues launches a CUDA stream capture records whole (see
     // cudafilters::Convolver::capturable): the CUDA executor may run a frame's work as one graph.
     virtual bool capturable() const { return false; }
+    // True when process() advances state of the work's own (frame order, temporal smoothing): it must run once per
+    // frame, so a frame whose capture cannot be launched fails instead of being enqueued a second time.
+    virtual bool keepsState() const { return false; }
 
     // Called in frame order once the frame of `slot` is complete (its stream synchronised), before it is pushed.
     virtual void frameDone(GstElement* /*element*/, GstBuffer* /*out*/, int /*slot*/) {}

@@ -125,6 +125,8 @@ public:
         post(element, out, stats);
     }
 
+    bool capturable() const override { return equalizer_->capturable(); }
+    bool keepsState() const override { return true; }
     bool readsResultsWhenDone() const override { return equalizer_->plan().statistics; }
 
     void reset() override { equalizer_->reset(); }

@@ -5,7 +5,7 @@
 # built here with nvcc), the pipeline benchmark (real pipelines through gst_parse_launch, nvcodec's elements and the
 # H.264 decode case) and the demo on CUDA. Logs into $OUT; a short table last. Needs gpu-carry/payload.tar.xz and
 # .gpu-bundle (scripts/gpu/pack.sh). Steps can be chosen: all.sh element histeq convolve sanitize bench formats fft pipeline
-# soak demo; `kernels` is bench without the element benchmark (BENCH_CONVOLVE_ARGS: e.g. "--ks 3,5 --no-fft").
+# graphs soak demo; `kernels` is bench without the element benchmark (BENCH_CONVOLVE_ARGS: e.g. "--ks 3,5 --no-fft").
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -134,6 +134,11 @@ if step pipeline; then
         video/x-raw,format=RGBA,width=3840,height=2160 ! cudaconvolve preset=gaussian size=5 ! fakesink 2>&1 | \
         grep -E 'proposing|pool|staged|registered' | sort | uniq -c | sort -rn | head -20 >"$out/videotestsrc-staging.log"
 fi
+if step graphs; then
+    # Resident frames with CUDA graphs off and on, interleaved (not in the default steps: about a minute).
+    timeout 200 $run_prod scripts/gpu/graphs-resident.sh ${GRAPH_ROUNDS:-3} >"$out/graphs-resident.md" 2>&1
+    summary+=("graphs-resident: rc=$?")
+fi
 if step soak; then
     # 4K GRAY8 through cudaconvolve ! cudahisteq on CUDA, RSS / device / pinned memory sampled every 10 %.
     timeout ${SOAK_SECONDS:-200} $run_prod build-payload/tests/soak --frames=${SOAK_FRAMES:-300000} --width=3840 --height=2160 \
@@ -159,6 +164,7 @@ echo "=== bench-convolve"; grep -E '^\|' "$out/bench-convolve.md" 2>/dev/null | 
 echo "=== bench-formats"; grep -E '^\||FAILED' "$out/bench-formats.md" 2>/dev/null | head -40
 echo "=== bench-pipeline"; grep -E '^\|' "$out/bench-pipeline.md" 2>/dev/null | cut -c1-260 | head -70
 echo "=== cuda-memory-debug"; head -30 "$out/cuda-memory-debug.log" 2>/dev/null
+echo "=== graphs-resident"; cat "$out/graphs-resident.md" 2>/dev/null
 echo "=== soak"; tail -25 "$out/soak.log" 2>/dev/null
 echo "=== summary"
 printf '%s\n' "${summary[@]}"

@@ -439,32 +439,45 @@ private:
 // The middle element of a chain of ours has its frames in CUDA memory on both sides: from its second frame in each
 // slot they run as one CUDA graph (its launches captured and the slot's graph updated with each frame's pointers:
 // one part; two parts on two streams, NV12 with planes=all; the copies of the planes luma-only filtering leaves,
-// I420), with the CPU's pixels in order. CUDAFILTERS_CUDA_GRAPHS=0 turns the graphs off, with the same pixels.
+// I420; an equalizer, whose frames wait for the one before as event nodes: CLAHE with temporal smoothing, the global
+// block-LUT kernels that take turns with two histograms, statistics copied to the host), with the CPU's pixels in
+// order. CUDAFILTERS_CUDA_GRAPHS=0 turns the graphs off, with the same pixels.
 TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
     SKIP_WITHOUT_GPU();
-    const std::pair<const char*, const char*> cases[] = {{"RGBA", "preset=gaussian size=3"},
-                                                         {"NV12", "preset=gaussian size=5 planes=all"},
-                                                         {"I420", "preset=sharpen"}};
-    for (const auto& [format, settings] : cases) {
-        SCOPED_TRACE(format);
-        const std::string middle = settings;  // a variable of its own: lambdas cannot capture structured bindings
-        const GstVideoInfo info = videoInfo(format, 385, 289);
-        const std::string caps = capsString(format, 385, 289);
+    struct Case {
+        const char* format;
+        const char* element;
+        const char* settings;
+    };
+    const Case cases[] = {{"RGBA", "cudaconvolve", "preset=gaussian size=3"},
+                          {"NV12", "cudaconvolve", "preset=gaussian size=5 planes=all"},
+                          {"I420", "cudaconvolve", "preset=sharpen"},
+                          {"NV12", "cudahisteq", "mode=clahe tiles-x=3 tiles-y=2 smoothing=0.6"},
+                          {"NV12", "cudahisteq", "mode=global"},
+                          {"RGBA", "cudahisteq", "mode=clahe post-messages=true"}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.format) + " " + c.element + " " + c.settings);
+        const GstVideoInfo info = videoInfo(c.format, 385, 289);
+        const std::string caps = capsString(c.format, 385, 289);
         auto launch = [&](const char* backend) {
-            return std::string("cudaconvolve backend=") + backend + " preset=gaussian size=5 ! cudaconvolve name=b backend=" +
-                   backend + " " + middle + " ! cudaconvolve backend=" + backend + " preset=box size=3";
+            return std::string("cudaconvolve backend=") + backend + " preset=gaussian size=5 ! " + c.element +
+                   " name=b backend=" + backend + " " + c.settings + " ! cudaconvolve backend=" + backend +
+                   " preset=box size=3";
         };
         std::vector<GstBuffer*> frames = randomFrames(info, 9);
         std::vector<GstBuffer*> expected = runChain(launch("cpu"), caps, frames);
+        std::vector<std::string> statistics[2];  // the element messages of graphs on and off, in order
         for (bool graphs : {true, false}) {
             SCOPED_TRACE(graphs ? "graphs" : "CUDAFILTERS_CUDA_GRAPHS=0");
             if (graphs) g_unsetenv("CUDAFILTERS_CUDA_GRAPHS");
             else g_setenv("CUDAFILTERS_CUDA_GRAPHS", "0", TRUE);
             std::string text;
             std::vector<GstBuffer*> out;
+            GstBus* bus = gst_bus_new();
             {
                 FilterLog log;
-                out = runChain(launch("cuda"), caps, frames);
+                out = runChain(launch("cuda"), caps, frames, nullptr, nullptr,
+                               [&](GstHarness* h) { gst_element_set_bus(h->element, bus); });
                 text = log.text();
             }
             ASSERT_EQ(out.size(), expected.size());
@@ -474,8 +487,21 @@ TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
             }
             EXPECT_EQ(text.find("launched as one CUDA graph (updated)") != std::string::npos, graphs) << text;
             EXPECT_EQ(text.find("could not"), std::string::npos) << text;
+            for (GstMessage* m : popMessages(bus, GST_MESSAGE_ELEMENT)) {
+                const GstStructure* fields = gst_message_get_structure(m);
+                if (gst_structure_has_name(fields, "cudahisteq")) {
+                    gchar* text = gst_structure_to_string(fields);
+                    statistics[graphs ? 0 : 1].push_back(text);
+                    g_free(text);
+                }
+                gst_message_unref(m);
+            }
+            gst_object_unref(bus);
             unrefAll(out);
         }
+        const bool posts = std::string(c.settings).find("post-messages=true") != std::string::npos;
+        EXPECT_EQ(statistics[0].size(), posts ? frames.size() : 0u);
+        EXPECT_EQ(statistics[0], statistics[1]) << "statistics with graphs on and off";
         g_unsetenv("CUDAFILTERS_CUDA_GRAPHS");
         unrefAll(expected);
         unrefAll(frames);

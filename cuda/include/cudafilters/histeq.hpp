@@ -138,6 +138,12 @@ public:
     // tile histograms no longer correspond), as reset() does; any other change keeps it.
     virtual bool retune(const EqualizePlan& plan) { (void)plan; return false; }
 
+    // True when process() on a GPU stream only enqueues work a CUDA stream capture records whole (launches by value,
+    // copies, the wait for the previous frame and the record for the next as event nodes): the caller may capture
+    // frames into a graph and launch it in place of the calls. Every frame must then be enqueued (launched or
+    // captured and launched): the equalizer's frame order, temporal state and statistics advance per process() call.
+    virtual bool capturable() const { return false; }
+
     // Number of process() calls so far; the next frame gets this index.
     virtual std::uint64_t frameCount() const = 0;
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA backend: owns its scratch (allocated once per plan: histograms, LUTs, temporal state, statistics), enqueues
 // two kernels per frame on the caller's stream and never synchronises. Successive frames are ordered through an event
-// even when the caller rotates streams, so the temporal state is used in frame order.
+// even when the caller rotates streams, so the temporal state is used in frame order. A frame enqueued under a stream
+// capture waits for and records that event as external event nodes of the graph, so frames run as graphs keep the
+// same order (the driver refuses those flags outside a capture).
 #include "histeq_launch.hpp"
 #include "histeq_core.hpp"
 
@@ -26,6 +28,12 @@ using detail::KernelVariants;
 
 bool aligned16(const void* p, std::size_t pitch) {
     return (reinterpret_cast<std::uintptr_t>(p) % 16) == 0 && pitch % 16 == 0;
+}
+
+bool capturing(cudaStream_t stream) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    CUDAFILTERS_CHECK(cudaStreamIsCapturing(stream, &status));
+    return status == cudaStreamCaptureStatusActive;
 }
 
 DeviceStatistics emptyStatistics() {
@@ -162,7 +170,10 @@ public:
             p.overlapped = p.bandRows > 0 && dependentLaunch_;
         }
 
-        if (frames_ > 0) CUDAFILTERS_CHECK(cudaStreamWaitEvent(stream, done_.get(), 0));
+        const bool captured = capturing(stream);
+        if (frames_ > 0)
+            CUDAFILTERS_CHECK(
+                cudaStreamWaitEvent(stream, done_.get(), captured ? cudaEventWaitExternal : cudaEventWaitDefault));
         if (blockLutApplies()) {
             // The frame counts into histPair_[pairIndex_], left zeroed by the frame before; its histogram kernel
             // zeroes the other half for the next frame.
@@ -188,12 +199,14 @@ public:
             CUDAFILTERS_CHECK(
                 cudaMemcpyAsync(slot, p.statsOut, sizeof(DeviceStatistics), cudaMemcpyDeviceToHost, stream));
         }
-        CUDAFILTERS_CHECK(cudaEventRecord(done_.get(), stream));
+        CUDAFILTERS_CHECK(cudaEventRecordWithFlags(done_.get(), stream,
+                                                   captured ? cudaEventRecordExternal : cudaEventRecordDefault));
         first_ = false;
         ++frames_;
     }
 
     void reset() override { first_ = true; }
+    bool capturable() const override { return true; }
 
     // Clip limit, smoothing factor, grid and the first-frame flag reach the kernels as launch parameters, so the next
     // process() launches with the new values and frames already enqueued keep theirs. A smaller grid uses a prefix of
