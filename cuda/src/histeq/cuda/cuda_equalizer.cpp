@@ -30,7 +30,10 @@ bool aligned16(const void* p, std::size_t pitch) {
     return (reinterpret_cast<std::uintptr_t>(p) % 16) == 0 && pitch % 16 == 0;
 }
 
+// The legacy default stream cannot be captured; asking about it while another thread captures a blocking stream
+// would be an error of its own (cudaErrorStreamCaptureImplicit).
 bool capturing(cudaStream_t stream) {
+    if (stream == nullptr) return false;
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     CUDAFILTERS_CHECK(cudaStreamIsCapturing(stream, &status));
     return status == cudaStreamCaptureStatusActive;
