@@ -76,4 +76,10 @@ void rebuildFrame(const EqualizePlan& plan, const ImageView& src, const std::vec
 enum class Retune { Refused, KeepState, ResetState };
 Retune retuneKind(const EqualizePlan& current, const EqualizePlan& next, int tileCapacity);
 
+// True when an equalizer that has processed `frames` frames still holds the statistics of frame `frame` (the plan
+// computes them, the frame was processed, and it is one of the last kStatisticsDepth).
+inline bool statisticsHeld(const EqualizePlan& plan, std::uint64_t frames, std::uint64_t frame) {
+    return plan.statistics && frame < frames && frames - frame <= std::uint64_t(kStatisticsDepth);
+}
+
 }  // namespace cudafilters::core

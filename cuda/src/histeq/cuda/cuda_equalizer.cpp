@@ -224,7 +224,7 @@ public:
     std::uint64_t frameCount() const override { return frames_; }
 
     bool statistics(FrameStatistics& out, std::uint64_t frame) const override {
-        if (!plan_.statistics || frame >= frames_ || frames_ - frame > std::uint64_t(kStatisticsDepth)) return false;
+        if (!core::statisticsHeld(plan_, frames_, frame)) return false;
         const auto& s = static_cast<const DeviceStatistics*>(pinned_.data())[frame % kStatisticsDepth];
         out.frame = frame;
         out.samples = s.count;
