@@ -5,11 +5,13 @@
 # seconds from bash's `time`, the start-up (the same pipeline with one frame) subtracted. Prints a Markdown table.
 #   scripts/gpu/graphs-resident.sh [rounds] [frames]      (GST_PLUGIN_PATH and the runtime from the caller: run it
 #                                                          under .gpu-bundle/run with the plugin on the path)
-# Elements and sizes: the ELEMENTS array below, "WxH FORMAT | element and properties".
+# Elements and sizes: the `cases` array below, "WxH FORMAT | element and properties"; `identity` is the baseline (the
+# pipeline without a filter; the graphs setting does not touch it).
 set -uo pipefail
 rounds=${1:-2}
 frames=${2:-100000}
 cases=(
+    "1920x1080 NV12 | identity"
     "1920x1080 NV12 | cudahisteq mode=clahe"
     "1920x1080 NV12 | cudahisteq mode=global"
     "1920x1080 NV12 | cudaconvolve preset=gaussian size=3"

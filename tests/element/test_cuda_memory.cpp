@@ -490,9 +490,9 @@ TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
             for (GstMessage* m : popMessages(bus, GST_MESSAGE_ELEMENT)) {
                 const GstStructure* fields = gst_message_get_structure(m);
                 if (gst_structure_has_name(fields, "cudahisteq")) {
-                    gchar* text = gst_structure_to_string(fields);
-                    statistics[graphs ? 0 : 1].push_back(text);
-                    g_free(text);
+                    gchar* serialized = gst_structure_to_string(fields);
+                    statistics[graphs ? 0 : 1].push_back(serialized);
+                    g_free(serialized);
                 }
                 gst_message_unref(m);
             }
