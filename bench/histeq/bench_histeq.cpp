@@ -2,11 +2,14 @@
 // Kernel benchmark of the CUDA equalizer: global (histogram + LUT + apply, under every GlobalVariant) side by side
 // with NPP's nppiHistogramEven_8u_C1R_Ctx + nppiLUT_8u_C1R_Ctx (when built with NPP), and CLAHE 8×8 clip 2.
 //
-// GRAY8, 1920×1080 and 3840×2160. Each figure is the median of `--runs` frames timed one by one with CUDA events
-// after warm-up, rotating over several random input frames (never zeros). Before timing, the CUDA output is checked
-// against the reference on one frame (0 differing pixels) after poisoning the output.
+// GRAY8, 1920×1080 and 3840×2160; then RGBA global equalization in luma mode (the default of cudahisteq) on
+// natural-ish content (blobs and noise per channel) and on colour bars (large flat areas), under GlobalLuma::Chunks
+// (16-byte chunks) and GlobalLuma::Pixels (the tile kernels, which frames of unaligned rows still take). Each figure
+// is the median of `--runs` frames timed one by one with CUDA events after warm-up, rotating over several input
+// frames (never zeros). Before timing, the CUDA output is checked against the reference on one frame (0 differing
+// bytes) after poisoning the output.
 //
-// usage: bench-histeq [--runs N] [--frames N]
+// usage: bench-histeq [--runs N] [--frames N] [--only TEXT]   (--only: the cases whose name holds TEXT)
 #include "../common/kernel_timing.hpp"
 #include "histeq_launch.hpp"
 
@@ -40,37 +43,59 @@ struct Plane {
     ImageView view;
 };
 
-Plane makePlane(int width, int height) {
+// Rows of 512-byte multiples (as NVMM / CUDA memory pools pitch them).
+Plane makePlane(int width, int height, int channels = 1) {
     Plane p;
-    const std::size_t pitch = (std::size_t(width) + 511) / 512 * 512;
+    const std::size_t pitch = (std::size_t(width) * channels + 511) / 512 * 512;
     p.buffer.reserve(pitch * height);
-    p.view = ImageView{p.buffer.data(), width, height, pitch, SampleType::U8, 1};
+    p.view = ImageView{p.buffer.data(), width, height, pitch, SampleType::U8, channels};
     return p;
 }
 
-// Natural-ish content: smooth blobs plus noise, different per frame.
-std::vector<std::uint8_t> makeContent(int width, int height, std::uint32_t seed) {
-    std::vector<std::uint8_t> img(std::size_t(width) * height);
+std::size_t rowBytes(const ImageView& v) { return std::size_t(v.width) * v.channels; }
+
+// Natural-ish content: smooth blobs plus noise, different per frame and channel.
+std::vector<std::uint8_t> makeContent(int width, int height, std::uint32_t seed, int channels = 1) {
+    std::vector<std::uint8_t> img(std::size_t(width) * height * channels);
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> noise(-40, 40);
     const double fx = 0.003 + 0.002 * (seed % 5), fy = 0.004 + 0.001 * (seed % 7);
     for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            for (int c = 0; c < channels; ++c) {
+                const double v = 110 + 70 * std::sin(x * fx + seed + c) * std::cos(y * fy) + noise(rng);
+                img[(std::size_t(y) * width + x) * channels + c] = std::uint8_t(std::clamp(v, 0.0, 255.0));
+            }
+    return img;
+}
+
+// RGBA colour bars: eight vertical bars of 75 % colours over the top two thirds, three flat areas below, alpha 255.
+std::vector<std::uint8_t> makeBars(int width, int height) {
+    static const std::uint8_t kBars[8][3] = {{191, 191, 191}, {191, 191, 0}, {0, 191, 191}, {0, 191, 0},
+                                             {191, 0, 191},   {191, 0, 0},   {0, 0, 191},   {16, 16, 16}};
+    static const std::uint8_t kBottom[3][3] = {{0, 33, 76}, {255, 255, 255}, {50, 0, 106}};
+    std::vector<std::uint8_t> img(std::size_t(width) * height * 4);
+    for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
-            const double v = 110 + 70 * std::sin(x * fx + seed) * std::cos(y * fy) + noise(rng);
-            img[std::size_t(y) * width + x] = std::uint8_t(std::clamp(v, 0.0, 255.0));
+            const std::uint8_t* c = 3 * y < 2 * height ? kBars[8 * x / width] : kBottom[3 * x / width];
+            std::uint8_t* px = &img[(std::size_t(y) * width + x) * 4];
+            px[0] = c[0];
+            px[1] = c[1];
+            px[2] = c[2];
+            px[3] = 255;
         }
     return img;
 }
 
 void upload(const Plane& p, const std::vector<std::uint8_t>& host) {
-    CUDAFILTERS_CHECK(cudaMemcpy2D(p.view.data, p.view.pitch, host.data(), p.view.width, p.view.width, p.view.height,
-                                   cudaMemcpyHostToDevice));
+    CUDAFILTERS_CHECK(cudaMemcpy2D(p.view.data, p.view.pitch, host.data(), rowBytes(p.view), rowBytes(p.view),
+                                   p.view.height, cudaMemcpyHostToDevice));
 }
 
 std::vector<std::uint8_t> download(const Plane& p) {
-    std::vector<std::uint8_t> host(std::size_t(p.view.width) * p.view.height);
-    CUDAFILTERS_CHECK(cudaMemcpy2D(host.data(), p.view.width, p.view.data, p.view.pitch, p.view.width, p.view.height,
-                                   cudaMemcpyDeviceToHost));
+    std::vector<std::uint8_t> host(rowBytes(p.view) * p.view.height);
+    CUDAFILTERS_CHECK(cudaMemcpy2D(host.data(), rowBytes(p.view), p.view.data, p.view.pitch, rowBytes(p.view),
+                                   p.view.height, cudaMemcpyDeviceToHost));
     return host;
 }
 
@@ -81,21 +106,23 @@ double medianMicroseconds(int runs, int frames, cudaStream_t stream, const std::
     return benchcommon::medianEventMicros(work, frames, runs, false, stream);
 }
 
-std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, const detail::KernelVariants& variants) {
-    return detail::makeCudaEqualizer(EqualizePlan::make(desc, SampleType::U8, 1), variants);
+std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, const detail::KernelVariants& variants,
+                                         int channels = 1) {
+    return detail::makeCudaEqualizer(EqualizePlan::make(desc, SampleType::U8, channels), variants);
 }
 
 bool checkAgainstReference(const EqualizeDesc& desc, const detail::KernelVariants& variant, const Plane& in,
                            const std::vector<std::uint8_t>& host, const Plane& out, cudaStream_t stream) {
-    auto gpu = cudaEqualizer(desc, variant);
-    auto ref = makeEqualizer(desc, SampleType::U8, 1, Backend::Reference);
+    const int channels = in.view.channels;
+    auto gpu = cudaEqualizer(desc, variant, channels);
+    auto ref = makeEqualizer(desc, SampleType::U8, channels, Backend::Reference);
     std::vector<std::uint8_t> expected(host.size());
-    ImageView hin{const_cast<std::uint8_t*>(host.data()), in.view.width, in.view.height, std::size_t(in.view.width),
-                  SampleType::U8, 1};
-    ImageView hout{expected.data(), in.view.width, in.view.height, std::size_t(in.view.width), SampleType::U8, 1};
+    ImageView hin{const_cast<std::uint8_t*>(host.data()), in.view.width, in.view.height, rowBytes(in.view),
+                  SampleType::U8, channels};
+    ImageView hout{expected.data(), in.view.width, in.view.height, rowBytes(in.view), SampleType::U8, channels};
     ref->process(hin, hout);
     for (std::uint8_t poison : {0x00, 0xFF}) {
-        CUDAFILTERS_CHECK(cudaMemset2D(out.view.data, out.view.pitch, poison, out.view.width, out.view.height));
+        CUDAFILTERS_CHECK(cudaMemset2D(out.view.data, out.view.pitch, poison, rowBytes(out.view), out.view.height));
         gpu->process(in.view, out.view, stream);
         CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));
         if (download(out) != expected) return false;
@@ -107,10 +134,13 @@ bool checkAgainstReference(const EqualizeDesc& desc, const detail::KernelVariant
 
 int main(int argc, char** argv) {
     int runs = 50, frames = 4;
+    std::string only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) frames = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     }
+    auto wanted = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
     cudaDeviceProp prop{};
     CUDAFILTERS_CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("device: %s (sm_%d%d), runs %d, frames %d\n", prop.name, prop.major, prop.minor, runs, frames);
@@ -167,11 +197,44 @@ int main(int argc, char** argv) {
                                      clahe, variant});
                 }
         for (const Case& c : cases) {
+            if (!wanted(c.name)) continue;
             const bool exact = checkAgainstReference(c.desc, c.variant, in[0], host[0], out, stream.get());
             auto eq = cudaEqualizer(c.desc, c.variant);
             const double us = medianMicroseconds(runs, frames, stream.get(),
                                                  [&](int f) { eq->process(in[f].view, out.view, stream.get()); });
             rows.push_back({c.name, size, us, 0, "", exact});
+        }
+
+        // RGBA global equalization in luma mode: the chunk kernels and the tile kernels, on two contents.
+        for (const char* content : {"blobs+noise", "colour bars"}) {
+            const bool bars = content[0] == 'c';
+            std::vector<Plane> rgba;
+            std::vector<std::vector<std::uint8_t>> rgbaHost;
+            for (int f = 0; f < frames; ++f) {
+                rgba.push_back(makePlane(w, h, 4));
+                rgbaHost.push_back(bars ? makeBars(w, h) : makeContent(w, h, 29 + f, 4));
+                upload(rgba.back(), rgbaHost.back());
+            }
+            Plane rgbaOut = makePlane(w, h, 4);
+            EqualizeDesc smoothedGlobal;
+            smoothedGlobal.smoothing = 0.9;
+            struct LumaCase { const char* name; EqualizeDesc desc; };
+            const LumaCase lumaCases[] = {{"", global}, {"+stats", globalStats}, {" a=0.9", smoothedGlobal}};
+            for (const LumaCase& lc : lumaCases)
+                for (detail::GlobalLuma v : {detail::GlobalLuma::Chunks, detail::GlobalLuma::Pixels}) {
+                    const std::string name = std::string("RGBA global") + lc.name + " luma, " + content + " (" +
+                                             detail::globalLumaName(v) + ")";
+                    if (!wanted(name)) continue;
+                    detail::KernelVariants variant;
+                    variant.globalLuma = v;
+                    const bool exact =
+                        checkAgainstReference(lc.desc, variant, rgba[0], rgbaHost[0], rgbaOut, stream.get());
+                    auto eq = cudaEqualizer(lc.desc, variant, 4);
+                    const double us = medianMicroseconds(runs, frames, stream.get(), [&](int f) {
+                        eq->process(rgba[f].view, rgbaOut.view, stream.get());
+                    });
+                    rows.push_back({name, size, us, 0, "", exact});
+                }
         }
 
 #ifdef CUDAFILTERS_HAVE_NPP

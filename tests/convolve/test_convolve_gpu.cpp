@@ -835,6 +835,8 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
         {2, 5, 4, Border::Reflect, 0xF, 0, false},
         {97, 53, 4, Border::Reflect101, 7, 8, false, 97 * 4 + 4},
         {301, 40, 4, Border::Replicate, 0xF, 0, false, 301 * 4 + 8},
+        {1283, 1080, 1, Border::Reflect101, 1, 0, false},  // many segments of many rows (full steps)
+        {771, 611, 4, Border::Constant, 0x7, 0x8, false},
         {130, 70, 4, Border::Wrap, 0xB, 4, false},  // a mask with no kernel compiled: not taken
         {61, 33, 3, Border::Reflect, 0x2, 0, false},  // a channel left as dst holds it: not taken
         // Packed 4:2:2: Y/chroma pairs (Y filtered, chroma copied), macropixels (U and V filtered, Y left as dst
@@ -904,7 +906,7 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
                 k, cuda_detail::makeFrame(plan, src.view, never.view), plan.row.data(), plan.column.data(), nullptr, -1));
         }
     // Not the 6 odd pitches nor frames of R rows or fewer (1 × 1; 7 × 3 at K = 7); K = 7 only one channel.
-    EXPECT_EQ(taken, 4 * (14 + 14 + 3));
+    EXPECT_EQ(taken, 4 * (16 + 16 + 4));
 #endif
 }
 
@@ -926,6 +928,10 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
         {259, 130, 3, Border::Reflect, 7, 0},        {385, 289, 4, Border::Replicate, 7, 8},
         {130, 70, 4, Border::Wrap, 0xF, 0},          {2, 5, 4, Border::Reflect, 0xF, 0},
         {97, 53, 4, Border::Reflect101, 7, 8, 97 * 4 + 4},
+        {1283, 1080, 1, Border::Reflect101, 1, 0},  // many segments of many rows (full steps)
+        {771, 611, 4, Border::Constant, 7, 8},
+        {644, 333, 3, Border::Replicate, 7, 0, 644 * 3 + 8},
+        {1283, 300, 1, Border::Wrap, 1, 0, 1292},  // rows aligned to 4 bytes, every other one to 8
     };
     int taken = 0;
     for (int k : {3, 5})
@@ -978,8 +984,8 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
             EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 2, frame, taps.data(), nullptr, 1));  // a bank
             EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr, -1));
         }
-    // K = 3: 11 shapes × 5 variants; K = 5: the 4 one-channel shapes × 4 variants.
-    EXPECT_EQ(taken, 11 * 5 + 4 * 4);
+    // K = 3: 15 shapes × 5 variants; K = 5: the 6 one-channel shapes × 4 variants.
+    EXPECT_EQ(taken, 15 * 5 + 6 * 4);
     // Under Border::Constant the kernel reads rows outside the frame as words of borderValue's byte: a borderValue
     // that is no byte leaves the frame to the other kernels.
     for (float borderValue : {127.f, 127.5f, -1.f, 256.f}) {

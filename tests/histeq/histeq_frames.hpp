@@ -58,6 +58,19 @@ inline void fillPattern(HostImage& img, Pattern p, std::uint32_t seed) {
             }
 }
 
+// u8 colour bars: eight vertical bars (videotestsrc's 75 % colours, channels 0 to 2) over the top two thirds, three
+// flat areas below; every further channel (alpha, padding) 255. Large flat areas of a few levels.
+inline void fillColourBars(HostImage& img) {
+    static const int kBars[8][3] = {{191, 191, 191}, {191, 191, 0}, {0, 191, 191}, {0, 191, 0},
+                                    {191, 0, 191},   {191, 0, 0},   {0, 0, 191},   {16, 16, 16}};
+    static const int kBottom[3][3] = {{0, 33, 76}, {255, 255, 255}, {50, 0, 106}};
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            const int* colour = 3 * y < 2 * img.height() ? kBars[8 * x / img.width()] : kBottom[3 * x / img.width()];
+            for (int c = 0; c < img.channels(); ++c) img.setSample(x, y, c, c < 3 ? colour[c] : 255);
+        }
+}
+
 struct Size2 { int w, h; };
 
 // A 16-bit pattern as 10-bit levels stored in the container's bits (I420_10LE: low, P010_10LE: high).

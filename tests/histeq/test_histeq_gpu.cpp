@@ -607,7 +607,7 @@ std::string placementName(const Placement& p) {
 
 HostImage runPlaced(Equalizer& eq, HostImage& src, const Placement& at, GpuStream stream = nullptr) {
     DeviceFrame in(src, at.aligned, at.srcOffset);
-    HostImage poison(src.width(), src.height(), 1, SampleType::U8);
+    HostImage poison(src.width(), src.height(), src.channels(), src.type());
     poison.fillRows(0x5A);
     DeviceFrame out(poison, at.aligned, at.dstOffset);
     if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
@@ -866,10 +866,15 @@ TEST(HisteqGpu, CapturedFramesMatchTheReference) {
     smoothedLuts.smoothing = 0.6;
     smoothedLuts.smoothTarget = SmoothTarget::Lut;
     smoothedLuts.statistics = true;
+    EqualizeDesc globalSmoothed;
+    globalSmoothed.smoothing = 0.8;
+    globalSmoothed.statistics = true;
     const Case cases[] = {{"global (block LUT)", global, 1},
                           {"global, statistics", globalStatistics, 1},
                           {"CLAHE 8x8 smoothing 0.9", smoothed, 1},
-                          {"CLAHE 5x3 LUT smoothing 0.6, statistics, RGBA luma", smoothedLuts, 4}};
+                          {"CLAHE 5x3 LUT smoothing 0.6, statistics, RGBA luma", smoothedLuts, 4},
+                          {"global RGBA luma (16-byte chunks), statistics", globalStatistics, 4},
+                          {"global RGBA luma (16-byte chunks), smoothing 0.8, statistics", globalSmoothed, 4}};
     Stream streams[2] = {Stream::create(), Stream::create()};
     constexpr int kFrames = kStatisticsDepth;
     for (const Case& c : cases) {
@@ -913,6 +918,359 @@ TEST(HisteqGpu, CapturedFramesMatchTheReference) {
             EXPECT_EQ(e.min, g.min) << "frame " << t;
             EXPECT_EQ(e.max, g.max) << "frame " << t;
         }
+    }
+}
+
+
+// Global equalization of 4-channel u8 frames in luma mode (GlobalLuma): the 16-byte chunk kernels, taken where both
+// views start on 16 bytes with pitches of 16k, and the tile kernels they replaced (every other placement: pixel words
+// where rows are 4-byte aligned, else bytes), against the reference byte for byte, on every channel order, with the
+// output poisoned and its padding and the bytes before the view checked.
+namespace {
+
+using detail::GlobalLuma;
+
+struct LumaLayout {
+    ChannelOrder order;
+    const char* name;
+    int kept;  // the fourth channel: -1 as the content fills it (alpha), else this constant (x formats' padding)
+};
+
+const LumaLayout kLumaLayouts[] = {{ChannelOrder::rgb(), "RGBA", -1},  {ChannelOrder::bgr(), "BGRA", -1},
+                                   {ChannelOrder::argb(), "ARGB", -1}, {ChannelOrder::abgr(), "ABGR", -1},
+                                   {ChannelOrder::rgb(), "RGBx", 0},   {ChannelOrder::bgr(), "BGRx", 0xFF},
+                                   {ChannelOrder::argb(), "xRGB", 0},  {ChannelOrder::abgr(), "xBGR", 0x80},
+                                   {ChannelOrder{2, 0, 3}, "BxRG (R at 2, G at 0, B at 3)", -1}};
+
+// Chunks where both views start on 16 bytes and both pitches are 16k; the tile kernels otherwise.
+const Placement kLumaPlacements[] = {{true, 0, 0}, {true, 16, 48}, {true, 4, 0},
+                                     {true, 0, 8}, {false, 0, 0},  {false, 1, 2}};
+
+bool chunksExpected(const Placement& at) { return at.aligned && at.srcOffset % 16 == 0 && at.dstOffset % 16 == 0; }
+
+// Contents: the patterns (random, flat, two levels, a low-contrast gradient, blobs) and colour bars.
+constexpr int kLumaContents = 6;
+
+std::string lumaContentName(int content) {
+    return content < 5 ? patternName(allPatterns()[std::size_t(content)]) : "colour bars";
+}
+
+HostImage lumaFrame(Size2 s, int content, const LumaLayout& layout, std::uint32_t seed) {
+    HostImage img(s.w, s.h, 4, SampleType::U8);
+    if (content < 5) fillPattern(img, allPatterns()[std::size_t(content)], seed);
+    else fillColourBars(img);
+    const int kept = 6 - layout.order.red - layout.order.green - layout.order.blue;
+    if (layout.kept >= 0)
+        for (int y = 0; y < s.h; ++y)
+            for (int x = 0; x < s.w; ++x) img.setSample(x, y, kept, layout.kept);
+    return img;
+}
+
+EqualizePlan lumaPlan(const LumaLayout& layout, EqualizeDesc d = {}) {
+    d.colorMode = ColorMode::Luma;
+    return EqualizePlan::make(d, SampleType::U8, 4, layout.order);
+}
+
+detail::KernelVariants lumaVariants(GlobalLuma v) {
+    detail::KernelVariants variants;
+    variants.globalLuma = v;
+    return variants;
+}
+
+// runPlaced, also asking globalLumaChunksApply about the frame's views.
+HostImage runLuma(Equalizer& eq, const detail::KernelVariants& variants, HostImage& src, const Placement& at,
+                  bool& chunks, GpuStream stream = nullptr) {
+    DeviceFrame in(src, at.aligned, at.srcOffset);
+    HostImage poison(src.width(), src.height(), 4, SampleType::U8);
+    poison.fillRows(0x5A);
+    DeviceFrame out(poison, at.aligned, at.dstOffset);
+    chunks = detail::globalLumaChunksApply(eq.plan(), variants, in.view(), out.view());
+    if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    eq.process(in.view(), out.view(), stream);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    return out.download();
+}
+
+// The names of the kernels process() enqueues for one frame: the frame captured into a graph (the equalizer is
+// capturable), which is then launched (the equalizer counts the frame).
+std::vector<std::string> kernelsOfFrame(Equalizer& eq, const ImageView& src, const ImageView& dst) {
+    Stream stream = Stream::create();
+    CUDAFILTERS_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+    eq.process(src, dst, stream.get());
+    cudaGraph_t graph = nullptr;
+    CUDAFILTERS_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+    std::size_t count = 0;
+    CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
+    std::vector<cudaGraphNode_t> nodes(count);
+    CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+    std::vector<std::string> names;
+    for (cudaGraphNode_t node : nodes) {
+        cudaGraphNodeType type{};
+        CUDAFILTERS_CHECK(cudaGraphNodeGetType(node, &type));
+        if (type != cudaGraphNodeTypeKernel) continue;
+        cudaKernelNodeParams params{};
+        CUDAFILTERS_CHECK(cudaGraphKernelNodeGetParams(node, &params));
+        const char* name = nullptr;
+        CUDAFILTERS_CHECK(cudaFuncGetName(&name, params.func));
+        names.emplace_back(name ? name : "?");
+    }
+    cudaGraphExec_t exec = nullptr;
+    CUDAFILTERS_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDAFILTERS_CHECK(cudaGraphLaunch(exec, stream.get()));
+    CUDAFILTERS_CHECK(cudaStreamSynchronize(stream.get()));
+    CUDAFILTERS_CHECK(cudaGraphExecDestroy(exec));
+    CUDAFILTERS_CHECK(cudaGraphDestroy(graph));
+    return names;
+}
+
+bool anyNameHolds(const std::vector<std::string>& names, const char* part) {
+    for (const std::string& n : names)
+        if (n.find(part) != std::string::npos) return true;
+    return false;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string all;
+    for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+    return all;
+}
+
+void expectSameStatistics(const Equalizer& expected, const Equalizer& actual, std::uint64_t frame,
+                          const std::string& what) {
+    FrameStatistics e, g;
+    ASSERT_TRUE(expected.statistics(e, frame)) << what;
+    ASSERT_TRUE(actual.statistics(g, frame)) << what;
+    EXPECT_EQ(e.histogram, g.histogram) << what;
+    EXPECT_EQ(e.samples, g.samples) << what;
+    EXPECT_DOUBLE_EQ(e.mean, g.mean) << what;
+    EXPECT_EQ(e.min, g.min) << what;
+    EXPECT_EQ(e.max, g.max) << what;
+}
+
+}  // namespace
+
+TEST(HisteqGpuGlobalLuma, MatchesReference) {
+    REQUIRE_GPU();
+    const std::vector<Size2> sizes{{1, 1}, {2, 1}, {3, 5}, {4, 4}, {7, 3}, {16, 16}, {17, 9}, {385, 289}};
+    for (const LumaLayout& layout : kLumaLayouts) {
+        const EqualizePlan plan = lumaPlan(layout);
+        auto ref = makeReferenceEqualizer(plan);
+        for (GlobalLuma v : {GlobalLuma::Chunks, GlobalLuma::Pixels}) {
+            const detail::KernelVariants variants = lumaVariants(v);
+            auto gpu = detail::makeCudaEqualizer(plan, variants);
+            for (Size2 s : sizes)
+                for (int content = 0; content < kLumaContents; ++content) {
+                    HostImage src = lumaFrame(s, content, layout, 11 + s.w);
+                    const HostImage expected = runHost(*ref, src);
+                    for (const Placement& at : kLumaPlacements) {
+                        const std::string what = std::string(layout.name) + " " + detail::globalLumaName(v) + " " +
+                                                 sizeName(s) + " " + lumaContentName(content) + " " +
+                                                 placementName(at);
+                        bool chunks = false;
+                        const Difference diff = compareImages(expected, runLuma(*gpu, variants, src, at, chunks));
+                        EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                        EXPECT_EQ(chunks, v == GlobalLuma::Chunks && chunksExpected(at)) << what;
+                    }
+                }
+        }
+        if (HasFailure()) return;  // one layout's failures say enough
+    }
+}
+
+TEST(HisteqGpuGlobalLuma, LargeFramesMatchReference) {
+    REQUIRE_GPU();
+    const LumaLayout layouts[] = {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[5]};  // RGBA, ABGR, BGRx
+    for (const LumaLayout& layout : layouts)
+        for (Size2 s : {Size2{1921, 1081}, Size2{3840, 2160}}) {
+            const EqualizePlan plan = lumaPlan(layout);
+            auto ref = makeReferenceEqualizer(plan);
+            const detail::KernelVariants variants = lumaVariants(GlobalLuma::Chunks);
+            auto gpu = detail::makeCudaEqualizer(plan, variants);
+            for (int content : {0, 4, 5}) {  // random, blobs, colour bars
+                HostImage src = lumaFrame(s, content, layout, 5);
+                const HostImage expected = runHost(*ref, src);
+                for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
+                    bool chunks = false;
+                    const Difference diff = compareImages(expected, runLuma(*gpu, variants, src, at, chunks));
+                    EXPECT_EQ(diff.differing, 0) << layout.name << " " << sizeName(s) << " "
+                                                 << lumaContentName(content) << " " << placementName(at) << ": "
+                                                 << describe(diff);
+                    EXPECT_EQ(chunks, chunksExpected(at));
+                }
+            }
+        }
+}
+
+// The kernels a frame runs, read back from a captured graph: the chunk kernels (without smoothing and with it) where
+// the rows are 16-byte aligned and the plan is global u8 luma of 4 channels, the tile kernels elsewhere; the pixels
+// of the captured frame against the reference.
+TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
+    REQUIRE_GPU();
+    EqualizeDesc smoothed;
+    smoothed.smoothing = 0.5;
+    EqualizeDesc statistics;
+    statistics.statistics = true;
+    for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
+        for (GlobalLuma v : {GlobalLuma::Chunks, GlobalLuma::Pixels})
+            for (const Placement& at : kLumaPlacements) {
+                const EqualizePlan plan = lumaPlan(kLumaLayouts[1], d);
+                auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(v));
+                auto ref = makeReferenceEqualizer(plan);
+                HostImage src = lumaFrame({97, 61}, 4, kLumaLayouts[1], 3);
+                const HostImage expected = runHost(*ref, src);
+                DeviceFrame in(src, at.aligned, at.srcOffset);
+                HostImage poison(src.width(), src.height(), 4, SampleType::U8);
+                poison.fillRows(0x5A);
+                DeviceFrame out(poison, at.aligned, at.dstOffset);
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+                const bool chunks = v == GlobalLuma::Chunks && chunksExpected(at);
+                const std::string what = std::string(d.smoothing > 0 ? "smoothed " : "") +
+                                         (d.statistics ? "statistics " : "") + detail::globalLumaName(v) + " " +
+                                         placementName(at) + ": " + joined(names);
+                EXPECT_EQ(names.size(), 2u) << what;
+                EXPECT_EQ(anyNameHolds(names, "globalHistogramLuma8"), chunks) << what;
+                EXPECT_EQ(anyNameHolds(names, "globalApplyLuma8"), chunks) << what;
+                EXPECT_EQ(anyNameHolds(names, "histogramKernel"), !chunks) << what;
+                EXPECT_EQ(anyNameHolds(names, "applyKernel"), !chunks) << what;
+                EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
+            }
+    // Other plans never take them: CLAHE, per-channel, 3 channels, u16.
+    EqualizeDesc perChannel;
+    perChannel.colorMode = ColorMode::PerChannel;
+    const EqualizePlan others[] = {EqualizePlan::make(clahe(2, 4, 4), SampleType::U8, 4),
+                                   EqualizePlan::make(perChannel, SampleType::U8, 4),
+                                   EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 3),
+                                   EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 4)};
+    for (const EqualizePlan& plan : others) {
+        HostImage src(64, 32, plan.channels, plan.type);
+        fillPattern(src, Pattern::Blobs, 1);
+        DeviceFrame in(src, true), out(src, true);
+        EXPECT_FALSE(detail::globalLumaChunksApply(plan, lumaVariants(GlobalLuma::Chunks), in.view(), out.view()));
+        auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(GlobalLuma::Chunks));
+        const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+        EXPECT_FALSE(anyNameHolds(names, "Luma8")) << joined(names);
+    }
+}
+
+// Statistics frame by frame, the placements cycling so that chunk and tile kernels alternate.
+TEST(HisteqGpuGlobalLuma, StatisticsMatchReference) {
+    REQUIRE_GPU();
+    EqualizeDesc d;
+    d.statistics = true;
+    for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[8]}) {
+        const EqualizePlan plan = lumaPlan(layout, d);
+        auto ref = makeReferenceEqualizer(plan);
+        const detail::KernelVariants variants = lumaVariants(GlobalLuma::Chunks);
+        auto gpu = detail::makeCudaEqualizer(plan, variants);
+        for (int frame = 0; frame < 2 * kStatisticsDepth; ++frame) {
+            HostImage src = lumaFrame(frame % 3 ? Size2{203, 101} : Size2{385, 289}, frame % kLumaContents, layout,
+                                      std::uint32_t(frame));
+            const HostImage expected = runHost(*ref, src);
+            const Placement& at = kLumaPlacements[std::size_t(frame) % std::size(kLumaPlacements)];
+            bool chunks = false;
+            const std::string what = std::string(layout.name) + " frame " + std::to_string(frame) + " " +
+                                     lumaContentName(frame % kLumaContents) + " " + placementName(at);
+            EXPECT_EQ(compareImages(expected, runLuma(*gpu, variants, src, at, chunks)).differing, 0) << what;
+            EXPECT_EQ(chunks, chunksExpected(at)) << what;
+            expectSameStatistics(*ref, *gpu, std::uint64_t(frame), what);
+        }
+    }
+}
+
+// Temporal smoothing (histogram and LUT EMA) over a sequence whose frames alternate between the chunk kernels and the
+// tile kernels (one temporal state), on two streams, with a reset mid-sequence and statistics.
+TEST(HisteqGpuGlobalLuma, SmoothedFramesMatchReference) {
+    REQUIRE_GPU();
+    Stream a = Stream::create(), b = Stream::create();
+    for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
+        for (double alpha : {0.5, 0.9}) {
+            EqualizeDesc d;
+            d.smoothing = alpha;
+            d.smoothTarget = target;
+            d.statistics = true;
+            const EqualizePlan plan = lumaPlan(kLumaLayouts[1], d);
+            auto ref = makeReferenceEqualizer(plan);
+            const detail::KernelVariants variants = lumaVariants(GlobalLuma::Chunks);
+            auto gpu = detail::makeCudaEqualizer(plan, variants);
+            for (int t = 0; t < 12; ++t) {
+                if (t == 7) {
+                    ref->reset();
+                    gpu->reset();
+                }
+                HostImage src = lumaFrame({385, 289}, (t * 5) % kLumaContents, kLumaLayouts[1], 100 + t);
+                const HostImage expected = runHost(*ref, src);
+                // Chunks on frames 0-3 (a run of them), then alternating with the tile kernels.
+                const Placement& at = t < 4 ? kLumaPlacements[t % 2] : kLumaPlacements[std::size_t(t) % 6];
+                bool chunks = false;
+                const std::string what = std::string(target == SmoothTarget::Histogram ? "histogram" : "lut") +
+                                         " EMA alpha " + std::to_string(alpha) + " frame " + std::to_string(t) + " " +
+                                         placementName(at);
+                const Difference diff =
+                    compareImages(expected, runLuma(*gpu, variants, src, at, chunks, t % 2 ? a.get() : b.get()));
+                EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                EXPECT_EQ(chunks, chunksExpected(at)) << what;
+                expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
+            }
+        }
+}
+
+// Frames of different sizes enqueued with no host synchronisation on three rotating streams, odd frames in place:
+// the histogram pair (no smoothing) and the temporal state (smoothing) handed from frame to frame.
+TEST(HisteqGpuGlobalLuma, FramesBackToBackAcrossStreams) {
+    REQUIRE_GPU();
+    Stream streams[3] = {Stream::create(), Stream::create(), Stream::create()};
+    constexpr int kFrames = kStatisticsDepth;
+    EqualizeDesc smoothed;
+    smoothed.smoothing = 0.75;
+    smoothed.statistics = true;
+    for (const EqualizeDesc& d : {EqualizeDesc{}, smoothed}) {
+        const EqualizePlan plan = lumaPlan(kLumaLayouts[0], d);
+        auto ref = makeReferenceEqualizer(plan);
+        auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(GlobalLuma::Chunks));
+        std::vector<HostImage> expected;
+        std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
+        for (int t = 0; t < kFrames; ++t) {
+            const Size2 s = t % 3 == 0 ? Size2{640, 360} : t % 3 == 1 ? Size2{97, 61} : Size2{1280, 721};
+            HostImage src = lumaFrame(s, t % kLumaContents, kLumaLayouts[0], 40 + t);
+            expected.push_back(runHost(*ref, src));
+            const Placement& at = kLumaPlacements[std::size_t(t) % 3];  // chunks, chunks, pixel words
+            ins.push_back(std::make_unique<DeviceFrame>(src, at.aligned, at.srcOffset));
+            if (t % 2) {
+                outs.push_back(nullptr);
+            } else {
+                HostImage poison(s.w, s.h, 4, SampleType::U8);
+                poison.fillRows(0x5A);
+                outs.push_back(std::make_unique<DeviceFrame>(poison, at.aligned, at.dstOffset));
+            }
+        }
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        for (int t = 0; t < kFrames; ++t) {
+            const DeviceFrame& dst = outs[t] ? *outs[t] : *ins[t];
+            gpu->process(ins[t]->view(), dst.view(), streams[t % 3].get());
+        }
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        for (int t = 0; t < kFrames; ++t) {
+            const std::string what = std::string(d.smoothing > 0 ? "smoothed" : "per frame") + " frame " +
+                                     std::to_string(t) + (t % 2 ? " in place" : "");
+            EXPECT_EQ(compareImages(expected[t], (outs[t] ? *outs[t] : *ins[t]).download()).differing, 0) << what;
+            if (d.statistics) expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
+        }
+    }
+}
+
+TEST(HisteqGpuGlobalLuma, InPlace) {
+    REQUIRE_GPU();
+    for (const Placement& at : kLumaPlacements) {
+        const EqualizePlan plan = lumaPlan(kLumaLayouts[2]);
+        HostImage src = lumaFrame({257, 130}, 4, kLumaLayouts[2], 9);
+        auto ref = makeReferenceEqualizer(plan);
+        const HostImage expected = runHost(*ref, src);
+        auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(GlobalLuma::Chunks));
+        DeviceFrame frame(src, at.aligned, at.srcOffset);
+        gpu->process(frame.view(), frame.view());
+        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+        EXPECT_EQ(compareImages(expected, frame.download()).differing, 0) << placementName(at);
     }
 }
 

@@ -21,14 +21,16 @@ namespace cudafilters {
 namespace {
 
 using detail::DeviceStatistics;
+using detail::GlobalLuma;
 using detail::GlobalVariant;
 using detail::HisteqKind;
 using detail::HisteqParams;
 using detail::KernelVariants;
 
-bool aligned16(const void* p, std::size_t pitch) {
-    return (reinterpret_cast<std::uintptr_t>(p) % 16) == 0 && pitch % 16 == 0;
+bool alignedTo(std::size_t bytes, const void* p, std::size_t pitch) {
+    return (reinterpret_cast<std::uintptr_t>(p) % bytes) == 0 && pitch % bytes == 0;
 }
+bool aligned16(const void* p, std::size_t pitch) { return alignedTo(16, p, pitch); }
 
 // The legacy default stream cannot be captured; asking about it while another thread captures a blocking stream
 // would be an error of its own (cudaErrorStreamCaptureImplicit).
@@ -37,6 +39,12 @@ bool capturing(cudaStream_t stream) {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     CUDAFILTERS_CHECK(cudaStreamIsCapturing(stream, &status));
     return status == cudaStreamCaptureStatusActive;
+}
+
+// GlobalLuma::Chunks for frames of 16-byte aligned rows: global u8 luma of 4 channels.
+bool takesLumaChunks(const EqualizePlan& plan, const KernelVariants& variants) {
+    return variants.globalLuma == GlobalLuma::Chunks && plan.mode == EqualizeMode::Global &&
+           plan.type == SampleType::U8 && plan.channels == 4 && plan.colorMode == ColorMode::Luma;
 }
 
 DeviceStatistics emptyStatistics() {
@@ -63,6 +71,7 @@ public:
                        variants_.global == GlobalVariant::PrivateCounters) &&
                       dependentLaunch_;
         if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
+        if (lumaChunksPlan()) lumaBlocksPerSm_ = detail::globalLuma8BlocksPerSm();
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());
@@ -74,7 +83,7 @@ public:
         luts_.reserve(entries * sample, m);
         CUDAFILTERS_CHECK(cudaMemsetAsync(hist_.data(), 0, entries * sizeof(std::uint32_t), m));
         CUDAFILTERS_CHECK(cudaMemsetAsync(counters_.data(), 0, (tiles + 1) * sizeof(std::uint32_t), m));
-        if (variants_.global != GlobalVariant::LastBlockLut) {
+        if (variants_.global != GlobalVariant::LastBlockLut || lumaChunksPlan()) {
             histPair_.reserve(kHistPairBytes, m);
             CUDAFILTERS_CHECK(cudaMemsetAsync(histPair_.data(), 0, kHistPairBytes, m));
         }
@@ -166,6 +175,8 @@ public:
         }
         p.vectorized = (plan_.type == SampleType::U8 ? plan_.channels <= 2 : plan_.channels == 1) &&
                        aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
+        p.pixelWords = plan_.type == SampleType::U8 && plan_.channels == 4 && alignedTo(4, src.data, src.pitch) &&
+                       alignedTo(4, dst.data, dst.pitch);
         if (variants_.claheApply == detail::ClaheApply::Bands) {
             const int rows = variants_.bandRows > 0 ? variants_.bandRows : bandRowsForOneWave(p);
             p.bandSharedBytes = detail::claheBandSharedBytes(p, rows);
@@ -193,6 +204,20 @@ public:
             p.privateCounters = variants_.global == GlobalVariant::PrivateCounters;
             detail::launchGlobalGray8(p, stream);
             pairIndex_ ^= 1;
+        } else if (detail::globalLumaChunksApply(plan_, variants_, src, dst)) {
+            // Without smoothing as above (the pair); with it the tile scratch, state and LUT of the tile kernels, so
+            // that frames of either alignment follow each other with one temporal state.
+            const bool pair = p.smoothTarget == 0;
+            if (pair) {
+                p.hist = histPair_.as<std::uint32_t>() + pairIndex_ * 256;
+                p.histNext = histPair_.as<std::uint32_t>() + (pairIndex_ ^ 1) * 256;
+            }
+            p.chunksPerRow = (src.width + 3) / 4;
+            p.multiprocessors = multiprocessors_;
+            p.lumaBlocksPerSm = lumaBlocksPerSm_;
+            p.overlapped = dependentLaunch_;
+            detail::launchGlobalLuma8(p, stream);
+            if (pair) pairIndex_ ^= 1;
         } else {
             detail::launchHistogram(p, stream);
             detail::launchApply(p, stream);
@@ -244,6 +269,8 @@ private:
                plan_.type == SampleType::U8 && plan_.channels == 1 && plan_.smoothing == 0.0f;
     }
 
+    bool lumaChunksPlan() const { return takesLumaChunks(plan_, variants_); }
+
     // Bands as tall as one wave of the band kernel's blocks allows (its tail was a quarter of its time at 1.4 waves),
     // within [8, kMaxBandRows] rows.
     int bandRowsForOneWave(const HisteqParams& p) {
@@ -270,6 +297,7 @@ private:
     int tileCapacity_;          // tiles the tables were allocated for
     KernelVariants variants_;
     bool overlapped_ = false;   // GlobalVariant::BlockLutOverlapped where the device runs it
+    detail::GlobalLumaBlocks lumaBlocksPerSm_;  // GlobalLuma::Chunks, where the plan can take it
     bool dependentLaunch_ = false;  // the device runs apply kernels as programmatic dependents (ClaheApply::Bands)
     struct BandOccupancy {
         int sharedBytes = 0, blocksPerSm = 0;
@@ -299,6 +327,19 @@ const char* globalVariantName(GlobalVariant v) {
     case GlobalVariant::PrivateCounters: return "block LUT, overlapped, private counters";
     }
     return "?";
+}
+
+const char* globalLumaName(GlobalLuma v) {
+    switch (v) {
+    case GlobalLuma::Pixels: return "pixels (tile kernels)";
+    case GlobalLuma::Chunks: return "16-byte chunks";
+    }
+    return "?";
+}
+
+bool globalLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
+                           const ImageView& dst) {
+    return takesLumaChunks(plan, variants) && aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
 }
 
 const char* claheApplyName(ClaheApply v) {

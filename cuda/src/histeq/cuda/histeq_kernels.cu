@@ -3,7 +3,7 @@
 // equalization = one tile), and an apply pass (LUT lookup, or CLAHE's bilinear blend of four tile LUTs), both for
 // planes, luma (BT.601 YCrCb, OpenCV's fixed point) and per-channel RGB(A). Arithmetic mirrors cuda/core exactly.
 // Global equalization of u8 planes has a second pair (GlobalVariant::BlockLut): a histogram kernel, then an apply
-// kernel whose every block builds the LUT itself.
+// kernel whose every block builds the LUT itself; 4-channel u8 pixels in luma mode a third (GlobalLuma::Chunks).
 #include "histeq_launch.hpp"
 #include "../../common/byte_float.cuh"
 #include "histeq_formula.hpp"
@@ -52,8 +52,61 @@ __device__ __forceinline__ int reflect101(int p, int len) {
 __device__ __forceinline__ int descale(int v) { return (v + (1 << 13)) >> 14; }
 __device__ __forceinline__ int clampTo(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
 
+// Y of BT.601 YCrCb (cv::cvtColor's fixed point). The weights sum to 1 << 14, so Y lies in [0, kMax] before the clamp.
 template <int kMax> __device__ __forceinline__ int lumaOf(int r, int g, int b) {
     return clampTo(descale(r * 4899 + g * 9617 + b * 1868), kMax);
+}
+
+// R, G and B of a pixel whose Y (lumaOf) went from yOld to yNew: Cr and Cb of the old pixel, then YCrCb back to RGB
+// around the new Y, as cv::cvtColor's fixed point round trip.
+template <int kMax>
+__device__ __forceinline__ void rebuildRgb(int r, int b, int yOld, int yNew, int& rOut, int& gOut, int& bOut) {
+    constexpr int kHalf = (kMax + 1) / 2;
+    const int cr = clampTo(descale((r - yOld) * 11682 + (kHalf << 14)), kMax);
+    const int cb = clampTo(descale((b - yOld) * 9241 + (kHalf << 14)), kMax);
+    bOut = clampTo(yNew + descale((cb - kHalf) * 29049), kMax);
+    gOut = clampTo(yNew + descale((cb - kHalf) * -5636 + (cr - kHalf) * -11698), kMax);
+    rOut = clampTo(yNew + descale((cr - kHalf) * 22987), kMax);
+}
+
+// 4-channel u8 pixels read as one little-endian word: which bytes hold R, G and B, and the bits kept (alpha or
+// padding). Channels picked by byte permutes and shifts: an array indexed by the run-time channel order would live in
+// local memory.
+struct WordOrder {
+    unsigned red, green, blue, kept;
+};
+
+__device__ __forceinline__ WordOrder wordOrder(const HisteqParams& p) {
+    WordOrder o{unsigned(p.red), unsigned(p.green), unsigned(p.blue), 0u};
+    o.kept = ~(0xffu << 8 * o.red | 0xffu << 8 * o.green | 0xffu << 8 * o.blue);
+    return o;
+}
+
+// Byte `index` of the pixel (the permute's other bytes come from the zero word).
+__device__ __forceinline__ int channelOf(unsigned pixel, unsigned index) {
+    return int(__byte_perm(pixel, 0u, 0x4440u | index));
+}
+
+__device__ __forceinline__ int lumaOfPixel(unsigned pixel, const WordOrder& o) {
+    return lumaOf<255>(channelOf(pixel, o.red), channelOf(pixel, o.green), channelOf(pixel, o.blue));
+}
+
+// The pixel equalized with map(k, value) → level for equalized channel k: Y mapped and RGB rebuilt around it (Luma),
+// or R, G and B mapped (PerChannel); the fourth channel kept.
+template <HisteqKind KIND, typename Map>
+__device__ __forceinline__ unsigned equalizedPixel(unsigned pixel, const WordOrder& o, Map map) {
+    const int r = channelOf(pixel, o.red), g = channelOf(pixel, o.green), b = channelOf(pixel, o.blue);
+    int rOut, gOut, bOut;
+    if constexpr (KIND == HisteqKind::Luma) {
+        const int y = lumaOf<255>(r, g, b);
+        rebuildRgb<255>(r, b, y, map(0, y), rOut, gOut, bOut);
+    } else {
+        rOut = map(0, r);
+        gOut = map(1, g);
+        bOut = map(2, b);
+    }
+    return (pixel & o.kept) | unsigned(rOut) << 8 * o.red | unsigned(gOut) << 8 * o.green |
+           unsigned(bOut) << 8 * o.blue;
 }
 
 // The values that are equalized for one pixel: the sample (as a level of its depth), Y of a Y/chroma pair or of
@@ -285,6 +338,19 @@ __device__ void statisticsFromHistogram(const HisteqParams& p, unsigned* scratch
     (void)scratch;
 }
 
+// Whether this block is the last of `blocks` to add itself to `counter` (the answer for every thread of the block);
+// the global writes of the blocks before it are then visible to it.
+__device__ bool lastToArrive(std::uint32_t* counter, unsigned blocks) {
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == blocks - 1;
+    __syncthreads();
+    const bool result = last;
+    __threadfence();
+    return result;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Histogram pass. grid = (splits, tiles): block b of a tile takes rows b, b + splits, … of the (padded) tile.
 
@@ -301,7 +367,6 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     __shared__ unsigned long long sSum;
     __shared__ unsigned sMin, sMax, sCount;
     __shared__ unsigned scratch[kThreads / 32];
-    __shared__ bool lastOfTile;
 
     releaseDependents();  // the apply kernel's blocks may take their places as soon as all of these have started
     const int tile = blockIdx.y;
@@ -469,12 +534,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     }
 
     // The last block of this tile builds its LUT(s).
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) lastOfTile = atomicAdd(&p.tileCounters[tile], 1u) == unsigned(p.splits - 1);
-    __syncthreads();
-    if (!lastOfTile) return;
-    __threadfence();
+    if (!lastToArrive(&p.tileCounters[tile], unsigned(p.splits))) return;
 
     if (!p.clahe && p.statsOut) statisticsFromHistogram<T, K>(p, scratch);
     T* luts = static_cast<T*>(p.luts);
@@ -488,12 +548,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
 
     if constexpr (STATS) {
         // The last tile to finish publishes the frame's statistics and clears the accumulator.
-        __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0) lastOfTile = atomicAdd(p.doneCounter, 1u) == unsigned(tiles - 1);
-        __syncthreads();
-        if (!lastOfTile) return;
-        __threadfence();
+        if (!lastToArrive(p.doneCounter, unsigned(tiles))) return;
         DeviceStatistics* acc = p.statsAccumulator;
         for (int i = threadIdx.x; i < 256; i += kThreads) {
             p.statsOut->histogram[i] = __ldcg(&acc->histogram[i]);
@@ -577,20 +632,27 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
     const T* luts = static_cast<const T*>(p.luts);
     const T* in = rowOf<T>(p.src, p.srcPitch, y) + std::size_t(x) * CH;
     T* out = const_cast<T*>(rowOf<T>(p.dst, p.dstPitch, y)) + std::size_t(x) * CH;
+    ClaheWeights w{};
+    if constexpr (CLAHE) w = claheWeights(p, x, y);
+    auto equalize = [&](int k, int v) -> int {
+        if constexpr (CLAHE) return blend<T>(luts + std::size_t(k) * tiles * bins, bins, w, v);
+        else return __ldg(&luts[std::size_t(k) * bins + v]);
+    };
+    if constexpr (CH == 4 && sizeof(T) == 1) {
+        if (p.pixelWords) {  // rows of 4-byte aligned pixels: one word in, one out
+            const unsigned pixel = *reinterpret_cast<const unsigned*>(in);  // plain load: src may be dst (in place)
+            *reinterpret_cast<unsigned*>(out) = equalizedPixel<KIND>(pixel, wordOrder(p), equalize);
+            return;
+        }
+    }
     T px[CH];
 #pragma unroll
     for (int c = 0; c < CH; ++c) px[c] = in[c];
     int v[K];
     pixelValues<T, CH, KIND>(px, p, v);
     int e[K];
-    if constexpr (CLAHE) {
-        const ClaheWeights w = claheWeights(p, x, y);
 #pragma unroll
-        for (int k = 0; k < K; ++k) e[k] = blend<T>(luts + std::size_t(k) * tiles * bins, bins, w, v[k]);
-    } else {
-#pragma unroll
-        for (int k = 0; k < K; ++k) e[k] = __ldg(&luts[std::size_t(k) * bins + v[k]]);
-    }
+    for (int k = 0; k < K; ++k) e[k] = equalize(k, v[k]);
     if constexpr (CH == 1) {
         out[0] = T(e[0] << p.shift);
     } else {
@@ -600,15 +662,11 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
         if constexpr (CH == 2) {
             o[p.lumaChannel] = T(e[0]);
         } else if constexpr (KIND == HisteqKind::Luma) {
-            const int r = px[p.red], g = px[p.green], b = px[p.blue];
-            constexpr int kHalf = (kMax + 1) / 2;
-            const int yOld = descale(r * 4899 + g * 9617 + b * 1868);
-            const int cr = clampTo(descale((r - yOld) * 11682 + (kHalf << 14)), kMax);
-            const int cb = clampTo(descale((b - yOld) * 9241 + (kHalf << 14)), kMax);
-            const int yNew = e[0];
-            o[p.blue] = T(clampTo(yNew + descale((cb - kHalf) * 29049), kMax));
-            o[p.green] = T(clampTo(yNew + descale((cb - kHalf) * -5636 + (cr - kHalf) * -11698), kMax));
-            o[p.red] = T(clampTo(yNew + descale((cr - kHalf) * 22987), kMax));
+            int r, g, b;
+            rebuildRgb<kMax>(px[p.red], px[p.blue], v[0], e[0], r, g, b);
+            o[p.red] = T(r);
+            o[p.green] = T(g);
+            o[p.blue] = T(b);
         } else {
             o[p.red] = T(e[0]);
             o[p.green] = T(e[1]);
@@ -830,42 +888,62 @@ constexpr int kGlobalBlocksPerSm = 2;
 constexpr int kGlobalWarps = kGlobalThreads / 32;
 static_assert(kGlobalThreads == 4 * 256 && kGlobalWarps == 32, "the histogram merge takes 4 groups of 8 copies");
 
-// Item i of the frame: row y and the first column x of its chunk (negative for the first chunk of a row that starts
-// off a 16-byte boundary); `full` when the chunk lies inside the row.
+// Item i of the frame: row y and the first column x of its chunk, in pixels; `full` when the chunk lies inside the
+// row. CH = 1 (u8 planes): 16 pixels, rows at any alignment (x negative for the first chunk of a row that starts off a
+// 16-byte boundary). CH = 4 (4-channel u8): 4 pixels, rows 16-byte aligned.
 struct Chunk {
     int y, x;
     bool full;
 };
 
-__device__ __forceinline__ Chunk chunkAt(const HisteqParams& p, int i) {
+// Chunk `column` of row `row`.
+template <int CH = 1> __device__ __forceinline__ Chunk chunkAt(const HisteqParams& p, int row, int column) {
+    static_assert(CH == 1 || CH == 4, "u8 planes or 4-channel pixels");
+    constexpr int kPixels = 16 / CH;
     Chunk c;
-    c.y = i / p.chunksPerRow;
-    const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
-    c.x = (i - c.y * p.chunksPerRow) * 16 - int(reinterpret_cast<std::uintptr_t>(row) & 15u);
-    c.full = c.x >= 0 && c.x + 16 <= p.width;
+    c.y = row;
+    c.x = column * kPixels;
+    if constexpr (CH == 1)
+        c.x -= int(reinterpret_cast<std::uintptr_t>(rowOf<std::uint8_t>(p.src, p.srcPitch, row)) & 15u);
+    c.full = c.x >= 0 && c.x + kPixels <= p.width;
     return c;
 }
 
-// Plain loads: src may be dst (in place); a thread only ever writes the chunk it has read.
-__device__ __forceinline__ uint4 loadChunk(const HisteqParams& p, const Chunk& c, bool inFrame) {
-    if (!inFrame || !c.full) return make_uint4(0, 0, 0, 0);
-    return *reinterpret_cast<const uint4*>(rowOf<std::uint8_t>(p.src, p.srcPitch, c.y) + c.x);
+// Item i: chunk i % chunksPerRow of row i / chunksPerRow.
+template <int CH = 1> __device__ __forceinline__ Chunk chunkAt(const HisteqParams& p, int i) {
+    const int row = i / p.chunksPerRow;
+    return chunkAt<CH>(p, row, i - row * p.chunksPerRow);
 }
 
-// visit(chunk, data) over this thread's items (data: the 16 samples of a full chunk), each item's load issued before
-// the previous item is visited; prologue() runs once, after the first load is issued.
-template <typename Prologue, typename Visit>
+// Plain loads: src may be dst (in place); a thread only ever writes the chunk it has read.
+template <int CH = 1> __device__ __forceinline__ uint4 loadChunk(const HisteqParams& p, const Chunk& c, bool inFrame) {
+    if (!inFrame || !c.full) return make_uint4(0, 0, 0, 0);
+    return *reinterpret_cast<const uint4*>(rowOf<std::uint8_t>(p.src, p.srcPitch, c.y) + std::size_t(c.x) * CH);
+}
+
+// visit(chunk, data) over this thread's items (data: the 16 bytes of a full chunk), each item's load issued before
+// the previous item is visited; prologue() runs once, after the first load is issued. Blocks of THREADS threads. The
+// items' rows and columns step by the stride's rows and columns (no division per item).
+template <int CH = 1, int THREADS = kGlobalThreads, typename Prologue, typename Visit>
 __device__ __forceinline__ void forEachChunk(const HisteqParams& p, Prologue prologue, Visit visit) {
     const int items = p.chunksPerRow * p.height;
-    const int stride = gridDim.x * kGlobalThreads;
-    int i = blockIdx.x * kGlobalThreads + threadIdx.x;
-    Chunk c = chunkAt(p, min(i, items - 1));
-    uint4 q = loadChunk(p, c, i < items);
+    const int stride = gridDim.x * THREADS;
+    const int strideRows = stride / p.chunksPerRow, strideColumns = stride - strideRows * p.chunksPerRow;
+    int i = min(int(blockIdx.x * THREADS + threadIdx.x), items);
+    int row = i / p.chunksPerRow, column = i - row * p.chunksPerRow;
+    Chunk c = chunkAt<CH>(p, row, column);
+    uint4 q = loadChunk<CH>(p, c, i < items);
     prologue();
     while (i < items) {
         const int next = i + stride;
-        const Chunk n = chunkAt(p, min(next, items - 1));
-        const uint4 qn = loadChunk(p, n, next < items);
+        row += strideRows;
+        column += strideColumns;
+        if (column >= p.chunksPerRow) {
+            column -= p.chunksPerRow;
+            ++row;
+        }
+        const Chunk n = chunkAt<CH>(p, row, column);
+        const uint4 qn = loadChunk<CH>(p, n, next < items);
         visit(c, q);
         i = next;
         c = n;
@@ -1058,6 +1136,113 @@ __global__ void __launch_bounds__(kGlobalThreads) globalApplyGray8(const HisteqP
         });
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// GlobalLuma::Chunks: global equalization of 4-channel u8 pixels in luma mode (RGBA, BGRA, ARGB, ABGR and their x
+// forms) whose rows are 16-byte aligned, by the GRAY8 kernels' scheme: blocks of kThreads looping over the frame in
+// chunks of 4 pixels (one 16-byte load, one store), the luma and the rebuilt pixel computed by lumaOf and rebuildRgb
+// as in histogramKernel and applyKernel. Without temporal smoothing the apply blocks build the LUT from the
+// histogram each (the histogram pair of the block-LUT kernels); with it the histogram kernel's last block builds the
+// smoothed LUT into p.luts (buildTileLut, the temporal state of the tile kernels) and the apply blocks stage it.
+
+// One shared histogram per warp. A chunk of one luma counts with one atomic for all the lanes whose chunks hold that
+// luma (__match_any_sync: a flat area costs one atomic per warp and 128 pixels, not 32 atomics on one bank); other
+// chunks by runs of equal lumas. LAST_BLOCK_LUT (temporal smoothing): the last block builds p.luts from p.hist as the
+// tile kernels do (statistics first, the state updated, p.hist left zeroed); otherwise block 0 zeroes p.histNext.
+template <bool LAST_BLOCK_LUT>
+__global__ void __launch_bounds__(kThreads) globalHistogramLuma8(const HisteqParams p) {
+    constexpr int kWarps = kThreads / 32;
+    __shared__ unsigned sHist[kWarps][256];
+    __shared__ unsigned scratch[kWarps];
+    releaseDependents();
+    const WordOrder order = wordOrder(p);
+    const int lane = threadIdx.x & 31;
+    unsigned* h = sHist[threadIdx.x >> 5];
+    forEachChunk<4, kThreads>(
+        p,
+        [&] {
+            for (int i = threadIdx.x; i < kWarps * 256; i += kThreads) sHist[i >> 8][i & 255] = 0;
+            if (!LAST_BLOCK_LUT && blockIdx.x == 0) p.histNext[threadIdx.x] = 0;
+            __syncthreads();
+        },
+        [&](const Chunk& c, uint4 q) {
+            if (c.full) {
+                const unsigned y[4] = {unsigned(lumaOfPixel(q.x, order)), unsigned(lumaOfPixel(q.y, order)),
+                                       unsigned(lumaOfPixel(q.z, order)), unsigned(lumaOfPixel(q.w, order))};
+                const bool flat = y[0] == y[1] && y[1] == y[2] && y[2] == y[3];
+                const unsigned peers = __match_any_sync(__activemask(), flat ? y[0] : 256u + unsigned(lane));
+                if (flat) {
+                    if (lane == __ffs(peers) - 1) atomicAdd(&h[y[0]], 4u * unsigned(__popc(peers)));
+                } else {
+                    unsigned level = y[0], run = 1;
+#pragma unroll
+                    for (int j = 1; j < 4; ++j) {
+                        if (y[j] == level) {
+                            ++run;
+                        } else {
+                            atomicAdd(&h[level], run);
+                            level = y[j];
+                            run = 1;
+                        }
+                    }
+                    atomicAdd(&h[level], run);
+                }
+            } else {
+                const unsigned* row = rowOf<unsigned>(p.src, p.srcPitch, c.y);
+                for (int x = c.x; x < p.width; ++x) atomicAdd(&h[lumaOfPixel(row[x], order)], 1u);
+            }
+        });
+    __syncthreads();
+
+    // kThreads == 256: thread t adds bin t of the warps' copies.
+    unsigned total = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) total += sHist[w][threadIdx.x];
+    if (total) atomicAdd(&p.hist[threadIdx.x], total);
+
+    if constexpr (LAST_BLOCK_LUT) {
+        if (!lastToArrive(p.tileCounters, gridDim.x)) return;
+        if (p.statsOut) statisticsFromHistogram<std::uint8_t, 1>(p, scratch);
+        buildTileLut<std::uint8_t>(p, p.hist, static_cast<std::uint8_t*>(p.luts), p.histState, p.lutState, scratch);
+        if (threadIdx.x == 0) p.tileCounters[0] = 0;
+    }
+}
+
+// BLOCK_LUT: every block builds the frame's LUT from p.hist (block 0 also the statistics), as globalApplyGray8;
+// otherwise it stages the LUT the histogram kernel's last block built. The first chunk's load is issued before the
+// wait for the histogram kernel (the input is not what it writes).
+template <bool BLOCK_LUT>
+__global__ void __launch_bounds__(kThreads) globalApplyLuma8(const HisteqParams p) {
+    __shared__ unsigned sLutWords[64];
+    std::uint8_t* lut = reinterpret_cast<std::uint8_t*>(sLutWords);
+    const WordOrder order = wordOrder(p);
+    auto equalize = [&](unsigned pixel) {
+        return equalizedPixel<HisteqKind::Luma>(pixel, order, [&](int, int y) { return int(lut[y]); });
+    };
+    forEachChunk<4, kThreads>(
+        p,
+        [&] {
+            waitForPrerequisites();
+            if constexpr (BLOCK_LUT) {
+                globalLutGray8(p.hist, lut);
+                if (p.statsOut && blockIdx.x == 0) statisticsFromHistogram<std::uint8_t, 1>(p, nullptr);
+            } else {
+                const unsigned* words = static_cast<const unsigned*>(p.luts);
+                if (threadIdx.x < 64) sLutWords[threadIdx.x] = __ldcg(words + threadIdx.x);
+                __syncthreads();
+            }
+        },
+        [&](const Chunk& c, uint4 q) {
+            unsigned* out = const_cast<unsigned*>(rowOf<unsigned>(p.dst, p.dstPitch, c.y));
+            if (c.full) {
+                *reinterpret_cast<uint4*>(out + c.x) =
+                    make_uint4(equalize(q.x), equalize(q.y), equalize(q.z), equalize(q.w));
+            } else {
+                const unsigned* in = rowOf<unsigned>(p.src, p.srcPitch, c.y);
+                for (int x = c.x; x < p.width; ++x) out[x] = equalize(in[x]);
+            }
+        });
+}
+
 int globalBlocks(const HisteqParams& p) {
     const long long needed = ((long long)p.chunksPerRow * p.height + kGlobalThreads - 1) / kGlobalThreads;
     return int(std::max(1LL, std::min(needed, (long long)kGlobalBlocksPerSm * std::max(p.multiprocessors, 1))));
@@ -1216,6 +1401,33 @@ void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
     CUDAFILTERS_CHECK_LAUNCH("histeq global histogram kernel");
     launchAfterHistogram(globalApplyGray8, dim3(blocks), dim3(kGlobalThreads), 0, stream, p);
     CUDAFILTERS_CHECK_LAUNCH("histeq global apply kernel");
+}
+
+void launchGlobalLuma8(const HisteqParams& p, cudaStream_t stream) {
+    const long long needed = ((long long)p.chunksPerRow * p.height + kThreads - 1) / kThreads;
+    auto blocks = [&](int perSm) {
+        return int(std::max(1LL, std::min(needed, (long long)std::max(perSm, 1) * std::max(p.multiprocessors, 1))));
+    };
+    const int histogramBlocks = blocks(p.lumaBlocksPerSm.histogram), applyBlocks = blocks(p.lumaBlocksPerSm.apply);
+    const bool blockLut = p.smoothTarget == 0;
+    if (blockLut) globalHistogramLuma8<false><<<histogramBlocks, kThreads, 0, stream>>>(p);
+    else globalHistogramLuma8<true><<<histogramBlocks, kThreads, 0, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("histeq global luma histogram kernel");
+    launchAfterHistogram(blockLut ? globalApplyLuma8<true> : globalApplyLuma8<false>, dim3(applyBlocks),
+                         dim3(kThreads), 0, stream, p);
+    CUDAFILTERS_CHECK_LAUNCH("histeq global luma apply kernel");
+}
+
+GlobalLumaBlocks globalLuma8BlocksPerSm() {
+    auto perSm = [](void (*kernel)(HisteqParams)) {
+        int blocks = 0;
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0));
+        return std::max(blocks, 1);
+    };
+    GlobalLumaBlocks b;
+    b.histogram = std::min(perSm(globalHistogramLuma8<false>), perSm(globalHistogramLuma8<true>));
+    b.apply = std::min(perSm(globalApplyLuma8<false>), perSm(globalApplyLuma8<true>));
+    return b;
 }
 
 void prepareGlobalGray8() {

@@ -22,6 +22,11 @@ struct DeviceStatistics {
     std::uint32_t max;
 };
 
+// GlobalLuma::Chunks: blocks of each kernel an SM holds (the grids are one wave of them).
+struct GlobalLumaBlocks {
+    int histogram = 1, apply = 1;
+};
+
 struct HisteqParams {
     // frame
     const void* src = nullptr;
@@ -60,10 +65,13 @@ struct HisteqParams {
     DeviceStatistics* statsAccumulator = nullptr;  // null: no statistics
     DeviceStatistics* statsOut = nullptr;
     bool vectorized = false;  // u8 of 1 or 2 channels, or one u16 channel, with 16-byte aligned rows
+    bool pixelWords = false;  // 4-channel u8 with 4-byte aligned rows: applyKernel moves a pixel as one word
     // GlobalVariant::BlockLut (global u8 planes): the frame's histogram is p.hist (256 bins); the histogram kernel
     // zeroes histNext, the other buffer of the pair, for the next frame.
     std::uint32_t* histNext = nullptr;
-    int chunksPerRow = 0;        // 16-byte aligned chunks a row touches (an upper bound when the pitch is not 16k)
+    int chunksPerRow = 0;        // 16-byte aligned chunks a row touches (an upper bound when the pitch is not 16k);
+                                 // GlobalLuma::Chunks: chunks of 4 pixels (the last one partial)
+    GlobalLumaBlocks lumaBlocksPerSm;  // GlobalLuma::Chunks (which also takes histNext, chunksPerRow, multiprocessors)
     bool sameAlignment = false;  // src and dst rows congruent mod 16: full chunks are stored as 16 bytes
     int multiprocessors = 0;
     bool overlapped = false;     // apply kernel launched as a programmatic dependent of the histogram kernel
@@ -74,8 +82,8 @@ struct HisteqParams {
     int bandSharedBytes = 0;
 };
 
-// How global equalization of one-channel u8 frames without temporal smoothing runs (the other plans always take
-// LastBlockLut).
+// How global equalization of one-channel u8 frames without temporal smoothing runs (the other plans take LastBlockLut,
+// except 4-channel u8 frames in luma mode: GlobalLuma).
 enum class GlobalVariant : int {
     // The tile kernels with one tile: the histogram kernel's last block builds the LUT, then the apply kernel.
     LastBlockLut = 0,
@@ -108,11 +116,28 @@ constexpr int kClaheApplyVariants = 2;
 constexpr int kMaxBandRows = 64;
 const char* claheApplyName(ClaheApply v);
 
+// How global equalization of 4-channel u8 frames in luma mode runs when src and dst rows are 16-byte aligned
+// (base addresses and pitches); other alignments take Pixels.
+enum class GlobalLuma : int {
+    // The tile kernels with one tile: a histogram block per row band, one pixel per thread; the last histogram block
+    // builds the LUT; the apply kernel one pixel (one word) per thread.
+    Pixels = 0,
+    // Blocks of 256 threads looping over the frame in 16-byte chunks of 4 pixels, one shared histogram per warp with
+    // lanes of equal flat chunks counted together; the apply blocks build the LUT from the histogram (as
+    // GlobalVariant::BlockLut) or, under temporal smoothing, stage the one the last histogram block built. The apply
+    // kernel is a programmatic dependent of the histogram kernel where the device runs it (overlapSupported()).
+    Chunks = 1,
+};
+const char* globalLumaName(GlobalLuma v);
+
 // Which kernel variant a CudaEqualizer launches where several are compiled; tests and the benchmark ask for one.
 struct KernelVariants {
     // H200, GRAY8 global (bench-histeq, 2026-11-24): last-block LUT 15.7 / 22.8 µs at 1080p / 4K, block LUT 14.6 /
     // 21.4, overlapped 12.6 / 19.3, private counters 18.8 / 22.9.
     GlobalVariant global = GlobalVariant::BlockLutOverlapped;
+    // H100, RGBA global luma (bench-histeq, 2026-11-26): pixels 38.4 / 116.8 µs at 1080p / 4K (the tile kernels
+    // before pixel words: ~127 µs at 4K), chunks 22.3 / 52.5; on colour bars 38.6 / 116.3 and 17.4 / 46.2.
+    GlobalLuma globalLuma = GlobalLuma::Chunks;
     ClaheApply claheApply = ClaheApply::Bands;
     // Histogram blocks of the tile kernels per SM (split among the tiles); 0: the default.
     int histogramBlocksPerSm = 0;
@@ -134,6 +159,16 @@ int claheBandStrips(const HisteqParams& p);
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream);
 // Whether the current device runs the apply kernel as a programmatic dependent (BlockLutOverlapped).
 bool overlapSupported();
+// GlobalLuma::Chunks: both kernels (block LUT without temporal smoothing, last-block LUT with it), p.overlapped as
+// for launchGlobalGray8.
+void launchGlobalLuma8(const HisteqParams& p, cudaStream_t stream);
+// Their blocks per SM on the current device (an occupancy query: once per equalizer, not per frame).
+GlobalLumaBlocks globalLuma8BlocksPerSm();
+// Whether a CudaEqualizer made with `variants` for `plan` runs the frame src → dst through launchGlobalLuma8: global
+// mode, u8, 4 channels in luma mode, GlobalLuma::Chunks, and both images' base addresses and pitches multiples of 16.
+// The equalizer decides by this function.
+bool globalLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
+                           const ImageView& dst);
 // Once per device before PrivateCounters launches: its histogram kernel's shared memory.
 void prepareGlobalGray8();
 
