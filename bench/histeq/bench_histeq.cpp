@@ -4,9 +4,11 @@
 //
 // GRAY8, 1920×1080 and 3840×2160; then RGBA global equalization in luma mode (the default of cudahisteq) on
 // natural-ish content (blobs and noise per channel) and on colour bars (large flat areas), under GlobalLuma::Chunks
-// (16-byte chunks) and GlobalLuma::Pixels (the tile kernels, which frames of unaligned rows still take). Each figure
-// is the median of `--runs` frames timed one by one with CUDA events after warm-up, rotating over several input
-// frames (never zeros). Before timing, the CUDA output is checked against the reference on one frame (0 differing
+// (16-byte chunks) and GlobalLuma::Pixels (the tile kernels, which frames of unaligned rows still take); then RGBA
+// CLAHE 8×8 clip 2 in luma mode on the same contents under ClaheLuma::Chunks (at 4, the default, 2 and 8 histogram
+// blocks per SM) and ClaheLuma::Pixels (the tile kernels, which frames of unaligned rows still take). Each figure is
+// the median of `--runs` frames timed one by one with CUDA events after warm-up, rotating over several input frames
+// (never zeros). Before timing, the CUDA output is checked against the reference on one frame (0 differing
 // bytes) after poisoning the output.
 //
 // usage: bench-histeq [--runs N] [--frames N] [--only TEXT]   (--only: the cases whose name holds TEXT)
@@ -220,21 +222,42 @@ int main(int argc, char** argv) {
             smoothedGlobal.smoothing = 0.9;
             struct LumaCase { const char* name; EqualizeDesc desc; };
             const LumaCase lumaCases[] = {{"", global}, {"+stats", globalStats}, {" a=0.9", smoothedGlobal}};
+            auto runRgba = [&](const std::string& name, const EqualizeDesc& desc,
+                               const detail::KernelVariants& variant) {
+                if (!wanted(name)) return;
+                const bool exact = checkAgainstReference(desc, variant, rgba[0], rgbaHost[0], rgbaOut, stream.get());
+                auto eq = cudaEqualizer(desc, variant, 4);
+                const double us = medianMicroseconds(runs, frames, stream.get(), [&](int f) {
+                    eq->process(rgba[f].view, rgbaOut.view, stream.get());
+                });
+                rows.push_back({name, size, us, 0, "", exact});
+            };
             for (const LumaCase& lc : lumaCases)
                 for (detail::GlobalLuma v : {detail::GlobalLuma::Chunks, detail::GlobalLuma::Pixels}) {
-                    const std::string name = std::string("RGBA global") + lc.name + " luma, " + content + " (" +
-                                             detail::globalLumaName(v) + ")";
-                    if (!wanted(name)) continue;
                     detail::KernelVariants variant;
                     variant.globalLuma = v;
-                    const bool exact =
-                        checkAgainstReference(lc.desc, variant, rgba[0], rgbaHost[0], rgbaOut, stream.get());
-                    auto eq = cudaEqualizer(lc.desc, variant, 4);
-                    const double us = medianMicroseconds(runs, frames, stream.get(), [&](int f) {
-                        eq->process(rgba[f].view, rgbaOut.view, stream.get());
-                    });
-                    rows.push_back({name, size, us, 0, "", exact});
+                    runRgba(std::string("RGBA global") + lc.name + " luma, " + content + " (" +
+                                detail::globalLumaName(v) + ")",
+                            lc.desc, variant);
                 }
+            // CLAHE in luma mode: the chunk kernels at their default (4), 2 and 8 histogram blocks per SM, and the
+            // tile kernels; smoothing and statistics on the defaults.
+            EqualizeDesc claheStats = clahe;
+            claheStats.statistics = true;
+            const LumaCase claheCases[] = {{"", clahe}, {"+stats", claheStats}, {" a=0.9", claheSmooth}};
+            for (const LumaCase& lc : claheCases)
+                for (detail::ClaheLuma v : {detail::ClaheLuma::Chunks, detail::ClaheLuma::Pixels})
+                    for (int blocksPerSm : {0, 2, 8}) {
+                        if (blocksPerSm && (v == detail::ClaheLuma::Pixels || lc.name[0])) continue;
+                        detail::KernelVariants variant;
+                        variant.claheLuma = v;
+                        variant.histogramBlocksPerSm = blocksPerSm;
+                        runRgba(std::string("RGBA clahe 8x8 clip 2") + lc.name + " luma, " + content + " (" +
+                                    detail::claheLumaName(v) +
+                                    (blocksPerSm ? ", " + std::to_string(blocksPerSm) + " histogram blocks/SM" : "") +
+                                    ")",
+                                lc.desc, variant);
+                    }
         }
 
 #ifdef CUDAFILTERS_HAVE_NPP

@@ -977,14 +977,17 @@ detail::KernelVariants lumaVariants(GlobalLuma v) {
     return variants;
 }
 
-// runPlaced, also asking globalLumaChunksApply about the frame's views.
-HostImage runLuma(Equalizer& eq, const detail::KernelVariants& variants, HostImage& src, const Placement& at,
-                  bool& chunks, GpuStream stream = nullptr) {
+// The decision function of one chunk path: whether the equalizer takes its chunk kernels for src → dst.
+using ChunksApply = bool (*)(const EqualizePlan&, const detail::KernelVariants&, const ImageView&, const ImageView&);
+
+// runPlaced, also asking `applies` about the frame's views.
+HostImage runLuma(Equalizer& eq, const detail::KernelVariants& variants, ChunksApply applies, HostImage& src,
+                  const Placement& at, bool& chunks, GpuStream stream = nullptr) {
     DeviceFrame in(src, at.aligned, at.srcOffset);
     HostImage poison(src.width(), src.height(), 4, SampleType::U8);
     poison.fillRows(0x5A);
     DeviceFrame out(poison, at.aligned, at.dstOffset);
-    chunks = detail::globalLumaChunksApply(eq.plan(), variants, in.view(), out.view());
+    chunks = applies(eq.plan(), variants, in.view(), out.view());
     if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     eq.process(in.view(), out.view(), stream);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
@@ -1035,6 +1038,21 @@ std::string joined(const std::vector<std::string>& names) {
     return all;
 }
 
+// Plans outside a chunk path: its decision says no, and a captured frame of 64 × 32 holds none of its kernels.
+template <std::size_t N>
+void expectNotTaken(const EqualizePlan (&plans)[N], const detail::KernelVariants& variants, ChunksApply applies,
+                    std::initializer_list<const char*> kernels) {
+    for (const EqualizePlan& plan : plans) {
+        HostImage src(64, 32, plan.channels, plan.type);
+        fillPattern(src, Pattern::Blobs, 1);
+        DeviceFrame in(src, true), out(src, true);
+        EXPECT_FALSE(applies(plan, variants, in.view(), out.view()));
+        auto gpu = detail::makeCudaEqualizer(plan, variants);
+        const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+        for (const char* kernel : kernels) EXPECT_FALSE(anyNameHolds(names, kernel)) << kernel << ": " << joined(names);
+    }
+}
+
 void expectSameStatistics(const Equalizer& expected, const Equalizer& actual, std::uint64_t frame,
                           const std::string& what) {
     FrameStatistics e, g;
@@ -1067,7 +1085,7 @@ TEST(HisteqGpuGlobalLuma, MatchesReference) {
                                                  sizeName(s) + " " + lumaContentName(content) + " " +
                                                  placementName(at);
                         bool chunks = false;
-                        const Difference diff = compareImages(expected, runLuma(*gpu, variants, src, at, chunks));
+                        const Difference diff = compareImages(expected, runLuma(*gpu, variants, detail::globalLumaChunksApply, src, at, chunks));
                         EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
                         EXPECT_EQ(chunks, v == GlobalLuma::Chunks && chunksExpected(at)) << what;
                     }
@@ -1091,7 +1109,7 @@ TEST(HisteqGpuGlobalLuma, LargeFramesMatchReference) {
                 const HostImage expected = runHost(*ref, src);
                 for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
                     bool chunks = false;
-                    const Difference diff = compareImages(expected, runLuma(*gpu, variants, src, at, chunks));
+                    const Difference diff = compareImages(expected, runLuma(*gpu, variants, detail::globalLumaChunksApply, src, at, chunks));
                     EXPECT_EQ(diff.differing, 0) << layout.name << " " << sizeName(s) << " "
                                                  << lumaContentName(content) << " " << placementName(at) << ": "
                                                  << describe(diff);
@@ -1142,136 +1160,354 @@ TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
                                    EqualizePlan::make(perChannel, SampleType::U8, 4),
                                    EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 3),
                                    EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 4)};
-    for (const EqualizePlan& plan : others) {
-        HostImage src(64, 32, plan.channels, plan.type);
-        fillPattern(src, Pattern::Blobs, 1);
-        DeviceFrame in(src, true), out(src, true);
-        EXPECT_FALSE(detail::globalLumaChunksApply(plan, lumaVariants(GlobalLuma::Chunks), in.view(), out.view()));
-        auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(GlobalLuma::Chunks));
-        const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
-        EXPECT_FALSE(anyNameHolds(names, "Luma8")) << joined(names);
+    expectNotTaken(others, lumaVariants(GlobalLuma::Chunks), detail::globalLumaChunksApply,
+                   {"globalHistogramLuma8", "globalApplyLuma8"});
+}
+
+// CLAHE of 4-channel u8 frames in luma mode (ClaheLuma): the chunk kernels (claheHistogramLuma8, claheBandsLuma8),
+// taken where both views start on 16 bytes with pitches of 16k and a band's LUT quads fit, and the tile kernels they
+// replaced, against the reference byte for byte on every channel order, tile grids from 1 × 1 to one tile per pixel,
+// clip limits, widths that end in a partial chunk, padded tiles, statistics, temporal smoothing, in place.
+namespace {
+
+using detail::ClaheLuma;
+
+detail::KernelVariants claheLumaVariants(ClaheLuma v, int histogramBlocksPerSm = 0, int bandRows = 0) {
+    detail::KernelVariants variants;
+    variants.claheLuma = v;
+    variants.histogramBlocksPerSm = histogramBlocksPerSm;
+    variants.bandRows = bandRows;
+    return variants;
+}
+
+EqualizePlan claheLumaPlan(const LumaLayout& layout, double clip, int tx, int ty, EqualizeDesc d = {}) {
+    d.mode = EqualizeMode::Clahe;
+    d.clipLimit = clip;
+    d.tilesX = tx;
+    d.tilesY = ty;
+    return lumaPlan(layout, d);
+}
+
+// Tiles of at least 16 × 8 pixels: a band's LUT quads always fit, so aligned frames take the chunk kernels.
+bool coarseTiles(Size2 s, int tx, int ty) { return s.w / tx >= 16 && s.h / ty >= 8; }
+
+const std::pair<int, int> kClaheGrids[] = {{8, 8}, {5, 3}, {1, 1}, {16, 9}, {3, 21}};
+
+}  // namespace
+
+// Small and odd frames (1 × 1 to 97 × 61: grids as large as the frame, widths of 1 to 3 pixels past a chunk, padded
+// tiles), every channel order and grid, the chunk kernels at the default and at forced histogram blocks and band rows.
+TEST(HisteqGpuClaheLuma, MatchesReference) {
+    REQUIRE_GPU();
+    const std::vector<Size2> sizes{{1, 1}, {5, 3}, {8, 8}, {16, 9}, {17, 11}, {31, 21}, {97, 61}};
+    struct Variant {
+        ClaheLuma v;
+        int histogramBlocksPerSm, bandRows;
+        std::size_t placements;  // the first n of kLumaPlacements
+    };
+    const Variant variants[] = {{ClaheLuma::Chunks, 0, 0, std::size(kLumaPlacements)},
+                                {ClaheLuma::Chunks, 8, 8, 2},
+                                {ClaheLuma::Chunks, 2, 16, 1},
+                                {ClaheLuma::Pixels, 0, 0, 5}};
+    int combination = 0;
+    for (const LumaLayout& layout : kLumaLayouts) {
+        for (Size2 s : sizes)
+            for (auto [tx, ty] : kClaheGrids) {
+                if (tx > s.w || ty > s.h) continue;
+                const int content = combination++ % kLumaContents;
+                const double clip = combination % 3 == 0 ? 0.0 : 2.0;
+                const EqualizePlan plan = claheLumaPlan(layout, clip, tx, ty);
+                auto ref = makeReferenceEqualizer(plan);
+                HostImage src = lumaFrame(s, content, layout, std::uint32_t(7 + s.w + tx));
+                const HostImage expected = runHost(*ref, src);
+                for (const Variant& variant : variants) {
+                    const detail::KernelVariants kv =
+                        claheLumaVariants(variant.v, variant.histogramBlocksPerSm, variant.bandRows);
+                    auto gpu = detail::makeCudaEqualizer(plan, kv);
+                    for (std::size_t i = 0; i < variant.placements; ++i) {
+                        const Placement& at = kLumaPlacements[i];
+                        const std::string what = std::string(layout.name) + " " + detail::claheLumaName(variant.v) +
+                                                 " " + std::to_string(variant.histogramBlocksPerSm) + "/" +
+                                                 std::to_string(variant.bandRows) + " " + sizeName(s) + " grid " +
+                                                 std::to_string(tx) + "x" + std::to_string(ty) + " clip " +
+                                                 std::to_string(clip) + " " + lumaContentName(content) + " " +
+                                                 placementName(at);
+                        bool chunks = false;
+                        const Difference diff = compareImages(expected, runLuma(*gpu, kv, detail::claheLumaChunksApply, src, at, chunks));
+                        EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                        if (variant.v == ClaheLuma::Pixels || !chunksExpected(at)) {
+                            EXPECT_FALSE(chunks) << what;
+                        } else if (coarseTiles(s, tx, ty)) {
+                            EXPECT_TRUE(chunks) << what;
+                        }
+                    }
+                }
+            }
+        if (HasFailure()) return;  // one layout's failures say enough
     }
 }
 
+// Clip limits from none to one that clips nothing, on flat, random and colour-bar frames with padded tiles.
+TEST(HisteqGpuClaheLuma, ClipLimitsMatchReference) {
+    REQUIRE_GPU();
+    for (double clip : {0.0, 0.01, 1.0, 2.0, 4.0, 40.0})
+        for (int content : {0, 1, 5})  // random, uniform, colour bars
+            for (auto [tx, ty] : {std::pair{8, 8}, std::pair{5, 3}}) {
+                const EqualizePlan plan = claheLumaPlan(kLumaLayouts[0], clip, tx, ty);
+                HostImage src = lumaFrame({389, 203}, content, kLumaLayouts[0], 13);
+                auto ref = makeReferenceEqualizer(plan);
+                const HostImage expected = runHost(*ref, src);
+                for (ClaheLuma v : {ClaheLuma::Chunks, ClaheLuma::Pixels}) {
+                    const detail::KernelVariants kv = claheLumaVariants(v);
+                    auto gpu = detail::makeCudaEqualizer(plan, kv);
+                    bool chunks = false;
+                    const std::string what = std::string(detail::claheLumaName(v)) + " clip " + std::to_string(clip) +
+                                             " " + lumaContentName(content) + " grid " + std::to_string(tx) + "x" +
+                                             std::to_string(ty);
+                    const Difference diff =
+                        compareImages(expected, runLuma(*gpu, kv, detail::claheLumaChunksApply, src, kLumaPlacements[0], chunks));
+                    EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                    EXPECT_EQ(chunks, v == ClaheLuma::Chunks) << what;
+                }
+            }
+}
+
+TEST(HisteqGpuClaheLuma, LargeFramesMatchReference) {
+    REQUIRE_GPU();
+    const Size2 sizes[] = {{1921, 1081}, {3840, 2160}, {4001, 2203}};
+    const LumaLayout layouts[] = {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[5]};  // RGBA, ABGR, BGRx
+    for (std::size_t i = 0; i < std::size(sizes); ++i)
+        for (auto [tx, ty] : {std::pair{8, 8}, std::pair{16, 9}})
+            for (int content : {0, 5}) {  // random, colour bars
+                const LumaLayout& layout = layouts[i];
+                const EqualizePlan plan = claheLumaPlan(layout, 2.0, tx, ty);
+                auto ref = makeReferenceEqualizer(plan);
+                HostImage src = lumaFrame(sizes[i], content, layout, 5);
+                const HostImage expected = runHost(*ref, src);
+                const detail::KernelVariants kv = claheLumaVariants(ClaheLuma::Chunks);
+                auto gpu = detail::makeCudaEqualizer(plan, kv);
+                for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
+                    bool chunks = false;
+                    const std::string what = std::string(layout.name) + " " + sizeName(sizes[i]) + " grid " +
+                                             std::to_string(tx) + "x" + std::to_string(ty) + " " +
+                                             lumaContentName(content) + " " + placementName(at);
+                    const Difference diff = compareImages(expected, runLuma(*gpu, kv, detail::claheLumaChunksApply, src, at, chunks));
+                    EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                    EXPECT_EQ(chunks, chunksExpected(at)) << what;
+                }
+            }
+}
+
+// The kernels a frame runs, read back from a captured graph: the chunk kernels (plain, with statistics, smoothed)
+// where the rows are 16-byte aligned and the plan is CLAHE u8 luma of 4 channels, the tile kernels elsewhere and on a
+// grid of one tile per pixel (whose band quads do not fit); the pixels of the captured frame against the reference.
+TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
+    REQUIRE_GPU();
+    EqualizeDesc statistics;
+    statistics.statistics = true;
+    EqualizeDesc smoothed;
+    smoothed.smoothing = 0.5;
+    smoothed.smoothTarget = SmoothTarget::Lut;
+    struct Grid {
+        Size2 size;
+        int tx, ty;
+        bool fits;
+    };
+    const Grid grids[] = {{{97, 61}, 8, 8, true}, {{256, 64}, 16, 4, true}, {{64, 64}, 64, 64, false}};
+    for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
+        for (ClaheLuma v : {ClaheLuma::Chunks, ClaheLuma::Pixels})
+            for (const Grid& g : grids)
+                for (const Placement& at : kLumaPlacements) {
+                    const EqualizePlan plan = claheLumaPlan(kLumaLayouts[1], 2.0, g.tx, g.ty, d);
+                    const detail::KernelVariants kv = claheLumaVariants(v);
+                    auto gpu = detail::makeCudaEqualizer(plan, kv);
+                    auto ref = makeReferenceEqualizer(plan);
+                    HostImage src = lumaFrame(g.size, 4, kLumaLayouts[1], 3);
+                    const HostImage expected = runHost(*ref, src);
+                    DeviceFrame in(src, at.aligned, at.srcOffset);
+                    HostImage poison(src.width(), src.height(), 4, SampleType::U8);
+                    poison.fillRows(0x5A);
+                    DeviceFrame out(poison, at.aligned, at.dstOffset);
+                    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                    const bool chunks = v == ClaheLuma::Chunks && chunksExpected(at) && g.fits;
+                    EXPECT_EQ(detail::claheLumaChunksApply(plan, kv, in.view(), out.view()), chunks);
+                    const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+                    const std::string what = std::string(d.smoothing > 0 ? "smoothed " : "") +
+                                             (d.statistics ? "statistics " : "") + detail::claheLumaName(v) + " " +
+                                             sizeName(g.size) + " grid " + std::to_string(g.tx) + "x" +
+                                             std::to_string(g.ty) + " " + placementName(at) + ": " + joined(names);
+                    EXPECT_EQ(names.size(), 2u) << what;
+                    EXPECT_EQ(anyNameHolds(names, "claheHistogramLuma8"), chunks) << what;
+                    EXPECT_EQ(anyNameHolds(names, "claheBandsLuma8"), chunks) << what;
+                    EXPECT_EQ(anyNameHolds(names, "histogramKernel"), !chunks) << what;
+                    EXPECT_EQ(anyNameHolds(names, "applyKernel"), !chunks) << what;
+                    EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
+                }
+    // Other plans never take them: global luma, per-channel CLAHE, 3 channels, u16.
+    EqualizeDesc perChannel = clahe(2, 4, 4);
+    perChannel.colorMode = ColorMode::PerChannel;
+    const EqualizePlan others[] = {EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 4),
+                                   EqualizePlan::make(perChannel, SampleType::U8, 4),
+                                   EqualizePlan::make(clahe(2, 4, 4), SampleType::U8, 3),
+                                   EqualizePlan::make(clahe(2, 4, 4), SampleType::U16, 4)};
+    expectNotTaken(others, claheLumaVariants(ClaheLuma::Chunks), detail::claheLumaChunksApply,
+                   {"claheHistogramLuma8", "claheBandsLuma8"});
+}
+
+// What the two chunk paths of 4-channel u8 luma frames share, tested on both: global equalization (GlobalLuma) and
+// CLAHE 5 × 3, clip 3 (ClaheLuma; its statistics count the frame's pixels, not the tiles' padding).
+namespace {
+
+struct LumaPath {
+    const char* name;
+    bool clahe;
+    detail::KernelVariants variants;  // the path's chunk kernels asked for
+    ChunksApply applies;              // the equalizer's decision
+
+    EqualizePlan plan(const LumaLayout& layout, EqualizeDesc d = {}) const {
+        return clahe ? claheLumaPlan(layout, 3.0, 5, 3, d) : lumaPlan(layout, d);
+    }
+};
+
+const LumaPath kLumaPaths[] = {
+    {"global", false, lumaVariants(GlobalLuma::Chunks), detail::globalLumaChunksApply},
+    {"CLAHE 5x3", true, claheLumaVariants(ClaheLuma::Chunks), detail::claheLumaChunksApply},
+};
+
+}  // namespace
+
 // Statistics frame by frame, the placements cycling so that chunk and tile kernels alternate.
-TEST(HisteqGpuGlobalLuma, StatisticsMatchReference) {
+TEST(HisteqGpuLumaChunks, StatisticsMatchReference) {
     REQUIRE_GPU();
     EqualizeDesc d;
     d.statistics = true;
-    for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[8]}) {
-        const EqualizePlan plan = lumaPlan(layout, d);
-        auto ref = makeReferenceEqualizer(plan);
-        const detail::KernelVariants variants = lumaVariants(GlobalLuma::Chunks);
-        auto gpu = detail::makeCudaEqualizer(plan, variants);
-        for (int frame = 0; frame < 2 * kStatisticsDepth; ++frame) {
-            HostImage src = lumaFrame(frame % 3 ? Size2{203, 101} : Size2{385, 289}, frame % kLumaContents, layout,
-                                      std::uint32_t(frame));
-            const HostImage expected = runHost(*ref, src);
-            const Placement& at = kLumaPlacements[std::size_t(frame) % std::size(kLumaPlacements)];
-            bool chunks = false;
-            const std::string what = std::string(layout.name) + " frame " + std::to_string(frame) + " " +
-                                     lumaContentName(frame % kLumaContents) + " " + placementName(at);
-            EXPECT_EQ(compareImages(expected, runLuma(*gpu, variants, src, at, chunks)).differing, 0) << what;
-            EXPECT_EQ(chunks, chunksExpected(at)) << what;
-            expectSameStatistics(*ref, *gpu, std::uint64_t(frame), what);
-        }
-    }
-}
-
-// Temporal smoothing (histogram and LUT EMA) over a sequence whose frames alternate between the chunk kernels and the
-// tile kernels (one temporal state), on two streams, with a reset mid-sequence and statistics.
-TEST(HisteqGpuGlobalLuma, SmoothedFramesMatchReference) {
-    REQUIRE_GPU();
-    Stream a = Stream::create(), b = Stream::create();
-    for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
-        for (double alpha : {0.5, 0.9}) {
-            EqualizeDesc d;
-            d.smoothing = alpha;
-            d.smoothTarget = target;
-            d.statistics = true;
-            const EqualizePlan plan = lumaPlan(kLumaLayouts[1], d);
+    for (const LumaPath& path : kLumaPaths)
+        for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[8]}) {
+            const EqualizePlan plan = path.plan(layout, d);
             auto ref = makeReferenceEqualizer(plan);
-            const detail::KernelVariants variants = lumaVariants(GlobalLuma::Chunks);
-            auto gpu = detail::makeCudaEqualizer(plan, variants);
-            for (int t = 0; t < 12; ++t) {
-                if (t == 7) {
-                    ref->reset();
-                    gpu->reset();
-                }
-                HostImage src = lumaFrame({385, 289}, (t * 5) % kLumaContents, kLumaLayouts[1], 100 + t);
+            auto gpu = detail::makeCudaEqualizer(plan, path.variants);
+            for (int frame = 0; frame < 2 * kStatisticsDepth; ++frame) {
+                HostImage src = lumaFrame(frame % 3 ? Size2{203, 101} : Size2{385, 289}, frame % kLumaContents,
+                                          layout, std::uint32_t(frame));
                 const HostImage expected = runHost(*ref, src);
-                // Chunks on frames 0-3 (a run of them), then alternating with the tile kernels.
-                const Placement& at = t < 4 ? kLumaPlacements[t % 2] : kLumaPlacements[std::size_t(t) % 6];
+                const Placement& at = kLumaPlacements[std::size_t(frame) % std::size(kLumaPlacements)];
                 bool chunks = false;
-                const std::string what = std::string(target == SmoothTarget::Histogram ? "histogram" : "lut") +
-                                         " EMA alpha " + std::to_string(alpha) + " frame " + std::to_string(t) + " " +
+                const std::string what = std::string(path.name) + " " + layout.name + " frame " +
+                                         std::to_string(frame) + " " + lumaContentName(frame % kLumaContents) + " " +
                                          placementName(at);
-                const Difference diff =
-                    compareImages(expected, runLuma(*gpu, variants, src, at, chunks, t % 2 ? a.get() : b.get()));
-                EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                const HostImage out = runLuma(*gpu, path.variants, path.applies, src, at, chunks);
+                EXPECT_EQ(compareImages(expected, out).differing, 0) << what;
                 EXPECT_EQ(chunks, chunksExpected(at)) << what;
-                expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
+                expectSameStatistics(*ref, *gpu, std::uint64_t(frame), what);
             }
         }
 }
 
+// Temporal smoothing (histogram and LUT EMA) over a sequence whose frames alternate between the chunk kernels and the
+// tile kernels (one temporal state), on two streams, with a reset mid-sequence and statistics.
+TEST(HisteqGpuLumaChunks, SmoothedFramesMatchReference) {
+    REQUIRE_GPU();
+    Stream a = Stream::create(), b = Stream::create();
+    for (const LumaPath& path : kLumaPaths)
+        for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
+            for (double alpha : {0.5, 0.9}) {
+                EqualizeDesc d;
+                d.smoothing = alpha;
+                d.smoothTarget = target;
+                d.statistics = true;
+                const EqualizePlan plan = path.plan(kLumaLayouts[1], d);
+                auto ref = makeReferenceEqualizer(plan);
+                auto gpu = detail::makeCudaEqualizer(plan, path.variants);
+                for (int t = 0; t < 12; ++t) {
+                    if (t == 7) {
+                        ref->reset();
+                        gpu->reset();
+                    }
+                    HostImage src = lumaFrame({385, 289}, (t * 5) % kLumaContents, kLumaLayouts[1], 100 + t);
+                    const HostImage expected = runHost(*ref, src);
+                    // Chunks on frames 0-3 (a run of them), then alternating with the tile kernels.
+                    const Placement& at = t < 4 ? kLumaPlacements[t % 2] : kLumaPlacements[std::size_t(t) % 6];
+                    bool chunks = false;
+                    const std::string what = std::string(path.name) + " " +
+                                             (target == SmoothTarget::Histogram ? "histogram" : "lut") +
+                                             " EMA alpha " + std::to_string(alpha) + " frame " + std::to_string(t) +
+                                             " " + placementName(at);
+                    const Difference diff = compareImages(
+                        expected, runLuma(*gpu, path.variants, path.applies, src, at, chunks, t % 2 ? a.get() : b.get()));
+                    EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                    EXPECT_EQ(chunks, chunksExpected(at)) << what;
+                    expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
+                }
+            }
+}
+
 // Frames of different sizes enqueued with no host synchronisation on three rotating streams, odd frames in place:
-// the histogram pair (no smoothing) and the temporal state (smoothing) handed from frame to frame.
-TEST(HisteqGpuGlobalLuma, FramesBackToBackAcrossStreams) {
+// the histogram pair (global without smoothing) and the temporal state (smoothing) handed from frame to frame.
+TEST(HisteqGpuLumaChunks, FramesBackToBackAcrossStreams) {
     REQUIRE_GPU();
     Stream streams[3] = {Stream::create(), Stream::create(), Stream::create()};
     constexpr int kFrames = kStatisticsDepth;
     EqualizeDesc smoothed;
     smoothed.smoothing = 0.75;
     smoothed.statistics = true;
-    for (const EqualizeDesc& d : {EqualizeDesc{}, smoothed}) {
-        const EqualizePlan plan = lumaPlan(kLumaLayouts[0], d);
-        auto ref = makeReferenceEqualizer(plan);
-        auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(GlobalLuma::Chunks));
-        std::vector<HostImage> expected;
-        std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
-        for (int t = 0; t < kFrames; ++t) {
-            const Size2 s = t % 3 == 0 ? Size2{640, 360} : t % 3 == 1 ? Size2{97, 61} : Size2{1280, 721};
-            HostImage src = lumaFrame(s, t % kLumaContents, kLumaLayouts[0], 40 + t);
-            expected.push_back(runHost(*ref, src));
-            const Placement& at = kLumaPlacements[std::size_t(t) % 3];  // chunks, chunks, pixel words
-            ins.push_back(std::make_unique<DeviceFrame>(src, at.aligned, at.srcOffset));
-            if (t % 2) {
-                outs.push_back(nullptr);
-            } else {
-                HostImage poison(s.w, s.h, 4, SampleType::U8);
-                poison.fillRows(0x5A);
-                outs.push_back(std::make_unique<DeviceFrame>(poison, at.aligned, at.dstOffset));
+    for (const LumaPath& path : kLumaPaths)
+        for (const EqualizeDesc& d : {EqualizeDesc{}, smoothed}) {
+            const EqualizePlan plan = path.plan(kLumaLayouts[0], d);
+            auto ref = makeReferenceEqualizer(plan);
+            auto gpu = detail::makeCudaEqualizer(plan, path.variants);
+            std::vector<HostImage> expected;
+            std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
+            for (int t = 0; t < kFrames; ++t) {
+                const Size2 s = t % 3 == 0 ? Size2{640, 360} : t % 3 == 1 ? Size2{97, 61} : Size2{1280, 721};
+                HostImage src = lumaFrame(s, t % kLumaContents, kLumaLayouts[0], 40 + t);
+                expected.push_back(runHost(*ref, src));
+                const Placement& at = kLumaPlacements[std::size_t(t) % 3];  // chunks, chunks, pixel words
+                ins.push_back(std::make_unique<DeviceFrame>(src, at.aligned, at.srcOffset));
+                if (t % 2) {
+                    outs.push_back(nullptr);
+                } else {
+                    HostImage poison(s.w, s.h, 4, SampleType::U8);
+                    poison.fillRows(0x5A);
+                    outs.push_back(std::make_unique<DeviceFrame>(poison, at.aligned, at.dstOffset));
+                }
+            }
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            for (int t = 0; t < kFrames; ++t) {
+                const DeviceFrame& dst = outs[t] ? *outs[t] : *ins[t];
+                gpu->process(ins[t]->view(), dst.view(), streams[t % 3].get());
+            }
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            for (int t = 0; t < kFrames; ++t) {
+                const std::string what = std::string(path.name) + (d.smoothing > 0 ? " smoothed" : " per frame") +
+                                         " frame " + std::to_string(t) + (t % 2 ? " in place" : "");
+                EXPECT_EQ(compareImages(expected[t], (outs[t] ? *outs[t] : *ins[t]).download()).differing, 0) << what;
+                if (d.statistics) expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
             }
         }
-        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-        for (int t = 0; t < kFrames; ++t) {
-            const DeviceFrame& dst = outs[t] ? *outs[t] : *ins[t];
-            gpu->process(ins[t]->view(), dst.view(), streams[t % 3].get());
-        }
-        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-        for (int t = 0; t < kFrames; ++t) {
-            const std::string what = std::string(d.smoothing > 0 ? "smoothed" : "per frame") + " frame " +
-                                     std::to_string(t) + (t % 2 ? " in place" : "");
-            EXPECT_EQ(compareImages(expected[t], (outs[t] ? *outs[t] : *ins[t]).download()).differing, 0) << what;
-            if (d.statistics) expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
-        }
-    }
 }
 
-TEST(HisteqGpuGlobalLuma, InPlace) {
+// In place at every placement; CLAHE also on a 16 × 9 grid (tiles of 16 × 14 pixels).
+TEST(HisteqGpuLumaChunks, InPlace) {
     REQUIRE_GPU();
-    for (const Placement& at : kLumaPlacements) {
-        const EqualizePlan plan = lumaPlan(kLumaLayouts[2]);
-        HostImage src = lumaFrame({257, 130}, 4, kLumaLayouts[2], 9);
-        auto ref = makeReferenceEqualizer(plan);
-        const HostImage expected = runHost(*ref, src);
-        auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(GlobalLuma::Chunks));
-        DeviceFrame frame(src, at.aligned, at.srcOffset);
-        gpu->process(frame.view(), frame.view());
-        CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-        EXPECT_EQ(compareImages(expected, frame.download()).differing, 0) << placementName(at);
-    }
+    struct Case {
+        std::string name;
+        EqualizePlan plan;
+        detail::KernelVariants variants;
+    };
+    std::vector<Case> cases;
+    for (const LumaPath& path : kLumaPaths) cases.push_back({path.name, path.plan(kLumaLayouts[2]), path.variants});
+    cases.push_back({"CLAHE 16x9", claheLumaPlan(kLumaLayouts[2], 2.0, 16, 9), kLumaPaths[1].variants});
+    for (const auto& [name, plan, variants] : cases)
+        for (const Placement& at : kLumaPlacements) {
+            HostImage src = lumaFrame({257, 130}, 4, kLumaLayouts[2], 9);
+            auto ref = makeReferenceEqualizer(plan);
+            const HostImage expected = runHost(*ref, src);
+            auto gpu = detail::makeCudaEqualizer(plan, variants);
+            DeviceFrame frame(src, at.aligned, at.srcOffset);
+            gpu->process(frame.view(), frame.view());
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            EXPECT_EQ(compareImages(expected, frame.download()).differing, 0) << name << " " << placementName(at);
+        }
 }
 
 #endif  // CUDAFILTERS_HAVE_CUDA

@@ -352,14 +352,22 @@ __device__ bool lastToArrive(std::uint32_t* counter, unsigned blocks) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Histogram pass. grid = (splits, tiles): block b of a tile takes rows b, b + splits, … of the (padded) tile.
+// Histogram pass. grid = (splits, tiles): block b of a tile takes rows b, b + splits, … of the (padded) tile; the
+// kernels histogramKernel and claheHistogramLuma8 (ClaheLuma::Chunks) below.
+//
+// VEC with CH == 4 (4-channel u8 luma, rows 16-byte aligned): chunks of 4 pixels, one shared histogram per warp. A
+// chunk of one luma counts with one atomic for all the lanes whose chunks hold that luma and lie on the same side of
+// the frame's last row (__match_any_sync, as globalHistogramLuma8); other chunks by runs of equal lumas.
 
 template <typename T, int CH, HisteqKind KIND, bool VEC, bool STATS>
-__global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p) {
+__device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
     constexpr int K = equalizedChannels(KIND);
     const int bins = binsOf<T>(p);
     constexpr bool kShared8 = sizeof(T) == 1;
-    constexpr int kStaticBins = kShared8 ? K * kSubHistograms * 256 : 1;
+    constexpr bool kLumaChunks = VEC && CH == 4;
+    static_assert(!kLumaChunks || (sizeof(T) == 1 && KIND == HisteqKind::Luma), "4-channel chunks: u8 luma");
+    constexpr int kCopies = kLumaChunks ? kThreads / 32 : kSubHistograms;  // shared u8 histograms per equalized channel
+    constexpr int kStaticBins = kShared8 ? K * kCopies * 256 : 1;
 
     __shared__ unsigned sHist[kStaticBins];
     extern __shared__ unsigned dynHist[];  // u16 with bins <= kMaxSharedBins16 (K = 1)
@@ -393,7 +401,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     }
     __syncthreads();
 
-    unsigned* myHist = sHist + ((threadIdx.x >> 5) % kSubHistograms) * 256;
+    unsigned* myHist = sHist + ((threadIdx.x >> 5) % kCopies) * 256;
     unsigned* myDynHist = dynHist + ((threadIdx.x >> 5) % kSubHistograms) * bins;
     std::uint32_t* gHist = p.hist + std::size_t(tile) * bins;  // channel k adds k * tiles * bins
     unsigned long long tSum = 0;
@@ -402,7 +410,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     auto countValues = [&](int x, int y, const int (&v)[K]) {
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-            if constexpr (kShared8) atomicAdd(&myHist[k * kSubHistograms * 256 + v[k]], 1u);
+            if constexpr (kShared8) atomicAdd(&myHist[k * kCopies * 256 + v[k]], 1u);
             else if (shared) atomicAdd(&myDynHist[v[k]], 1u);
             else atomicAdd(&gHist[std::size_t(k) * tiles * bins + v[k]], 1u);
             if constexpr (STATS) {
@@ -420,6 +428,45 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
         int v[K];
         pixelValues<T, CH, KIND>(px, p, v);
         countValues(x, y, v);
+    };
+    // kLumaChunks: n pixels of luma `level` in the frame's columns, of row y (inFrame: y < height).
+    auto countRun = [&](unsigned level, unsigned n, bool inFrame) {
+        atomicAdd(&myHist[level], n);
+        if constexpr (STATS) {
+            if (inFrame) {
+                atomicAdd(&sStats[level], n);
+                tSum += (unsigned long long)level * n;
+                tMin = min(tMin, level);
+                tMax = max(tMax, level);
+                tCount += n;
+            }
+        }
+    };
+    auto countLumaChunk = [&](uint4 q, int y) {
+        const WordOrder order = wordOrder(p);
+        const unsigned luma[4] = {unsigned(lumaOfPixel(q.x, order)), unsigned(lumaOfPixel(q.y, order)),
+                                  unsigned(lumaOfPixel(q.z, order)), unsigned(lumaOfPixel(q.w, order))};
+        const bool inFrame = y < p.height;
+        const bool flat = luma[0] == luma[1] && luma[1] == luma[2] && luma[2] == luma[3];
+        const unsigned lane = threadIdx.x & 31;
+        const unsigned key = flat ? luma[0] | (inFrame ? 0u : 256u) : 512u + lane;
+        const unsigned peers = __match_any_sync(__activemask(), key);
+        if (flat) {
+            if (lane == unsigned(__ffs(peers) - 1)) countRun(luma[0], 4u * unsigned(__popc(peers)), inFrame);
+            return;
+        }
+        unsigned level = luma[0], run = 1;
+#pragma unroll
+        for (int j = 1; j < 4; ++j) {
+            if (luma[j] == level) {
+                ++run;
+            } else {
+                countRun(level, run, inFrame);
+                level = luma[j];
+                run = 1;
+            }
+        }
+        countRun(level, run, inFrame);
     };
 
     if constexpr (VEC) {
@@ -459,21 +506,25 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
             for (int k = 0; k < kBatch; ++k) {
                 const int y = ys[k], c = cs[k];
                 if (whole[k]) {
-                    const unsigned w[4] = {q[k].x, q[k].y, q[k].z, q[k].w};
+                    if constexpr (kLumaChunks) {
+                        countLumaChunk(q[k], y);
+                    } else {
+                        const unsigned w[4] = {q[k].x, q[k].y, q[k].z, q[k].w};
 #pragma unroll
-                    for (int j = 0; j < PPC; ++j) {
-                        if constexpr (sizeof(T) == 2) {  // one channel: sample j as a level of the real depth
-                            const int sample = int((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu);
-                            const int v[1] = {min(sample >> p.shift, bins - 1)};
-                            countValues(c + j, y, v);
-                        } else {
-                            // The equalized byte of pixel j, chosen without indexing by the run-time luma channel
-                            // (an array indexed so would live in local memory).
-                            const int b0 = j * CH, b1 = CH == 2 ? j * CH + 1 : b0;
-                            const int first = int((w[b0 >> 2] >> ((b0 & 3) * 8)) & 0xffu);
-                            const int second = int((w[b1 >> 2] >> ((b1 & 3) * 8)) & 0xffu);
-                            const int v[1] = {CH == 2 && p.lumaChannel == 1 ? second : first};
-                            countValues(c + j, y, v);
+                        for (int j = 0; j < PPC; ++j) {
+                            if constexpr (sizeof(T) == 2) {  // one channel: sample j as a level of the real depth
+                                const int sample = int((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu);
+                                const int v[1] = {min(sample >> p.shift, bins - 1)};
+                                countValues(c + j, y, v);
+                            } else {
+                                // The equalized byte of pixel j, chosen without indexing by the run-time luma channel
+                                // (an array indexed so would live in local memory).
+                                const int b0 = j * CH, b1 = CH == 2 ? j * CH + 1 : b0;
+                                const int first = int((w[b0 >> 2] >> ((b0 & 3) * 8)) & 0xffu);
+                                const int second = int((w[b1 >> 2] >> ((b1 & 3) * 8)) & 0xffu);
+                                const int v[1] = {CH == 2 && p.lumaChannel == 1 ? second : first};
+                                countValues(c + j, y, v);
+                            }
                         }
                     }
                 } else if (y >= 0) {
@@ -497,7 +548,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
             const int k = i >> 8, bin = i & 255;
             unsigned s = 0;
 #pragma unroll
-            for (int c = 0; c < kSubHistograms; ++c) s += sHist[(k * kSubHistograms + c) * 256 + bin];
+            for (int c = 0; c < kCopies; ++c) s += sHist[(k * kCopies + c) * 256 + bin];
             if (s) atomicAdd(&gHist[std::size_t(k) * tiles * bins + bin], s);
         }
     } else if (shared) {
@@ -566,6 +617,16 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
             *p.doneCounter = 0;
         }
     }
+}
+
+template <typename T, int CH, HisteqKind KIND, bool VEC, bool STATS>
+__global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p) {
+    tileHistogram<T, CH, KIND, VEC, STATS>(p);
+}
+
+// ClaheLuma::Chunks: CLAHE of 4-channel u8 pixels in luma mode, rows 16-byte aligned.
+template <bool STATS> __global__ void __launch_bounds__(kThreads) claheHistogramLuma8(const HisteqParams p) {
+    tileHistogram<std::uint8_t, 4, HisteqKind::Luma, true, STATS>(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -779,10 +840,12 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
 }
 
 // ClaheApply::Bands: CLAHE of u8 planes (CH = 1) and Y/chroma pairs (CH = 2, p.lumaChannel mapped) with 16-byte
-// aligned rows. Block (x, y) takes a strip of 32 chunks across and band y of p.bandRows rows. For the tile regions its
-// pixels fall in (t of tilePosition, across and down) it stages one word per level: the four tiles' LUT bytes
-// (l11, l12, l21, l22 of blend()), so a pixel costs one shared load. Warp w walks rows w, w + 8, … of the band, one
-// chunk per lane, with the chunk's column weights computed once. The arithmetic is blend()'s, bit for bit.
+// aligned rows, and (ClaheLuma::Chunks, claheBandsLuma8) of 4-channel u8 pixels in luma mode (CH = 4: Y mapped and RGB
+// rebuilt around it by equalizedPixel, 4 pixels per chunk). Block (x, y) takes a strip of 32 chunks across and band y
+// of p.bandRows rows. For the tile regions its pixels fall in (t of tilePosition, across and down) it stages one word
+// per level: the four tiles' LUT bytes (l11, l12, l21, l22 of blend()), so a pixel costs one shared load. Warp w walks
+// rows w, w + 8, … of the band, one chunk per lane, with the chunk's column weights computed once. The arithmetic is
+// blend()'s, bit for bit.
 constexpr int kBandWarps = kThreads / 32;
 
 // saturateRound(v, 255) for 0 <= v < 2^22: adding 1.5 · 2^23 rounds to an integer, half to even, as cvt.rni does.
@@ -790,8 +853,7 @@ __device__ __forceinline__ unsigned roundToByte(float v) {
     return min(unsigned(__float_as_int(__fadd_rn(v, 12582912.0f)) - 0x4B400000), 255u);
 }
 
-template <int CH>
-__global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p) {
+template <int CH> __device__ __forceinline__ void claheBands(const HisteqParams& p) {
     extern __shared__ unsigned sQuads[];
     constexpr int PPC = 16 / CH;  // pixels per chunk
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -851,7 +913,20 @@ __global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p
             return roundToByte(__fadd_rn(__fmul_rn(top, ya1), __fmul_rn(bottom, ya)));
         };
         std::uint8_t* out = static_cast<std::uint8_t*>(p.dst) + std::size_t(y) * p.dstPitch + std::size_t(x) * CH;
-        if (full) {
+        if constexpr (CH == 4) {
+            const WordOrder order = wordOrder(p);
+            auto equalize = [&](const Column& c, unsigned pixel) {
+                return equalizedPixel<HisteqKind::Luma>(pixel, order, [&](int, int v) { return int(map(c, v)); });
+            };
+            unsigned* words = reinterpret_cast<unsigned*>(out);
+            if (full) {
+                *reinterpret_cast<uint4*>(out) =
+                    make_uint4(equalize(at[0], q.x), equalize(at[1], q.y), equalize(at[2], q.z), equalize(at[3], q.w));
+            } else {
+                const unsigned* in = reinterpret_cast<const unsigned*>(source(y));
+                for (int j = 0; x + j < p.width; ++j) words[j] = equalize(columnOf(x + j), in[j]);
+            }
+        } else if (full) {
             const unsigned w[4] = {q.x, q.y, q.z, q.w};
             unsigned o[4];
 #pragma unroll
@@ -875,6 +950,13 @@ __global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p
         }
     }
 }
+
+template <int CH> __global__ void __launch_bounds__(kThreads) claheBandsGray8(const HisteqParams p) {
+    claheBands<CH>(p);
+}
+
+// ClaheLuma::Chunks.
+__global__ void __launch_bounds__(kThreads) claheBandsLuma8(const HisteqParams p) { claheBands<4>(p); }
 
 // ---------------------------------------------------------------------------------------------------------------
 // GlobalVariant::BlockLut: global equalization of u8 planes by two kernels of a few blocks per SM looping over the
@@ -1255,6 +1337,13 @@ void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     // u8 counts in a static shared array; u16 of up to kMaxSharedBins16 bins in dynamic shared memory.
     const bool dynamicShared = sizeof(T) == 2 && equalizedChannels(KIND) == 1 && p.bins <= kMaxSharedBins16;
     const std::size_t bytes = dynamicShared ? std::size_t(kSubHistograms) * p.bins * sizeof(unsigned) : 0;
+    if constexpr (sizeof(T) == 1 && CH == 4 && KIND == HisteqKind::Luma) {
+        if (p.claheLumaChunks) {
+            if (stats) claheHistogramLuma8<true><<<grid, kThreads, 0, stream>>>(p);
+            else claheHistogramLuma8<false><<<grid, kThreads, 0, stream>>>(p);
+            return;
+        }
+    }
     constexpr bool kVectorizable = sizeof(T) == 1 ? (CH == 1 || CH == 2) : CH == 1;  // 16-byte chunks
     if constexpr (kVectorizable) {
         if (p.vectorized) {
@@ -1304,6 +1393,13 @@ void applyTyped(const HisteqParams& p, cudaStream_t stream) {
             } else if (!p.clahe) applyGray8Vec<CH, false, true><<<grid, block, lutBytes, stream>>>(p);
             else if (lutBytes <= kSharedLutLimit) applyGray8Vec<CH, true, true><<<grid, block, lutBytes, stream>>>(p);
             else applyGray8Vec<CH, true, false><<<grid, block, 0, stream>>>(p);
+            return;
+        }
+    }
+    if constexpr (CH == 4 && sizeof(T) == 1 && KIND == HisteqKind::Luma) {
+        if (p.claheLumaChunks && p.bandRows > 0) {
+            const dim3 bands(claheBandStrips(p), (p.height + p.bandRows - 1) / p.bandRows);
+            launchAfterHistogram(claheBandsLuma8, bands, dim3(kThreads), p.bandSharedBytes, stream, p);
             return;
         }
     }
@@ -1368,22 +1464,27 @@ void launchApply(const HisteqParams& p, cudaStream_t stream) {
 }
 
 int claheBandSharedBytes(const HisteqParams& p, int bandRows) {
-    if (!p.clahe || p.u16 || p.channels > 2 || !p.vectorized) return 0;
+    const bool chunks = p.channels <= 2 ? p.vectorized : p.channels == 4 && p.claheLumaChunks;
+    if (!p.clahe || p.u16 || !chunks) return 0;
+    return claheBandBytes(p.channels, p.tileWidth, p.tileHeight, p.tilesX, p.tilesY, bandRows);
+}
+
+int claheBandBytes(int channels, int tileWidth, int tileHeight, int tilesX, int tilesY, int bandRows) {
     // Tile regions (t of tilePosition) a span of n pixels meets, one more for the float rounding at the ends.
     auto regions = [](int n, int tile, int tiles) { return std::min((n - 1) / tile + 3, tiles + 1); };
-    const int stripPixels = 32 * (16 / p.channels);
-    const int bytes = regions(stripPixels, p.tileWidth, p.tilesX) * regions(bandRows, p.tileHeight, p.tilesY) * 256 *
-                      int(sizeof(unsigned));
+    const int stripPixels = 32 * (16 / channels);
+    const int bytes =
+        regions(stripPixels, tileWidth, tilesX) * regions(bandRows, tileHeight, tilesY) * 256 * int(sizeof(unsigned));
     return bytes <= kSharedLutLimit ? bytes : 0;
 }
 
 int claheBandBlocksPerSm(int channels, int sharedBytes) {
-    int blocks = 0;
-    if (channels == 1)
-        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, claheBandsGray8<1>, kThreads, sharedBytes));
-    else
-        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, claheBandsGray8<2>, kThreads, sharedBytes));
-    return std::max(blocks, 1);
+    auto perSm = [&](void (*kernel)(HisteqParams)) {
+        int blocks = 0;
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, sharedBytes));
+        return std::max(blocks, 1);
+    };
+    return perSm(channels == 1 ? claheBandsGray8<1> : channels == 2 ? claheBandsGray8<2> : claheBandsLuma8);
 }
 
 int claheBandStrips(const HisteqParams& p) { return ((p.width + 16 / p.channels - 1) / (16 / p.channels) + 31) / 32; }

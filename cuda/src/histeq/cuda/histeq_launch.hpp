@@ -66,6 +66,7 @@ struct HisteqParams {
     DeviceStatistics* statsOut = nullptr;
     bool vectorized = false;  // u8 of 1 or 2 channels, or one u16 channel, with 16-byte aligned rows
     bool pixelWords = false;  // 4-channel u8 with 4-byte aligned rows: applyKernel moves a pixel as one word
+    bool claheLumaChunks = false;  // ClaheLuma::Chunks (claheLumaChunksApply): claheHistogramLuma8, claheBandsLuma8
     // GlobalVariant::BlockLut (global u8 planes): the frame's histogram is p.hist (256 bins); the histogram kernel
     // zeroes histNext, the other buffer of the pair, for the next frame.
     std::uint32_t* histNext = nullptr;
@@ -130,6 +131,19 @@ enum class GlobalLuma : int {
 };
 const char* globalLumaName(GlobalLuma v);
 
+// How CLAHE of 4-channel u8 frames in luma mode runs when src and dst rows are 16-byte aligned (base addresses and
+// pitches) and a band's LUT quads fit a block's shared memory (claheLumaChunksApply); other frames take Pixels.
+enum class ClaheLuma : int {
+    // The tile kernels: histogramKernel one pixel per thread (three byte loads), applyKernel one pixel (one word) per
+    // thread with its tile coordinates and four LUT reads through the read-only cache.
+    Pixels = 0,
+    // claheHistogramLuma8: histogramKernel's blocks per tile reading 16-byte chunks of 4 pixels, one shared histogram
+    // per warp, lanes of equal flat chunks counted together; claheBandsLuma8: the band kernel of ClaheApply::Bands
+    // over strips of 32 chunks (128 pixels), one LUT quad per pixel from shared memory, a chunk stored as 16 bytes.
+    Chunks = 1,
+};
+const char* claheLumaName(ClaheLuma v);
+
 // Which kernel variant a CudaEqualizer launches where several are compiled; tests and the benchmark ask for one.
 struct KernelVariants {
     // H200, GRAY8 global (bench-histeq, 2026-11-24): last-block LUT 15.7 / 22.8 µs at 1080p / 4K, block LUT 14.6 /
@@ -139,7 +153,11 @@ struct KernelVariants {
     // before pixel words: ~127 µs at 4K), chunks 22.3 / 52.5; on colour bars 38.6 / 116.3 and 17.4 / 46.2.
     GlobalLuma globalLuma = GlobalLuma::Chunks;
     ClaheApply claheApply = ClaheApply::Bands;
-    // Histogram blocks of the tile kernels per SM (split among the tiles); 0: the default.
+    // H100, RGBA CLAHE 8×8 clip 2 luma (bench-histeq, 2026-11-26): pixels 46.4 / 136.9 µs at 1080p / 4K, chunks
+    // 26.5 / 61.5; on colour bars 45.4 / 135.7 and 21.7 / 54.6. At 4K (Nsight Compute, serialized): histogram 78 →
+    // 31 µs, apply 48 → 29 µs.
+    ClaheLuma claheLuma = ClaheLuma::Chunks;
+    // Histogram blocks of the tile kernels per SM (split among the tiles); 0: the default (2; 4 for ClaheLuma::Chunks).
     int histogramBlocksPerSm = 0;
     // ClaheApply::Bands: rows per band; 0: one wave of blocks (bands of at least 8 and at most kMaxBandRows rows).
     int bandRows = 0;
@@ -149,9 +167,14 @@ struct KernelVariants {
 void launchHistogram(const HisteqParams& p, cudaStream_t stream);
 void launchApply(const HisteqParams& p, cudaStream_t stream);
 // ClaheApply::Bands: the shared memory a band of p's frame stages (an upper bound), or 0 where Bands does not apply
-// (p.vectorized u8 planes and Y/chroma pairs, within the static shared memory of a block).
+// (p.vectorized u8 planes and Y/chroma pairs, p.claheLumaChunks 4-channel pixels, within the static shared memory of
+// a block).
 int claheBandSharedBytes(const HisteqParams& p, int bandRows);
-// Blocks of the band kernel for p.channels an SM holds with that shared memory, and the strips across p's frame.
+// The same for a frame of u8 pixels of `channels` channels (1, 2 or 4: 16 / channels pixels per chunk) on a tilesX ×
+// tilesY grid of tileWidth × tileHeight tiles.
+int claheBandBytes(int channels, int tileWidth, int tileHeight, int tilesX, int tilesY, int bandRows);
+// Blocks of the band kernel for p.channels (1, 2 or 4) an SM holds with that shared memory, and the strips across
+// p's frame.
 int claheBandBlocksPerSm(int channels, int sharedBytes);
 int claheBandStrips(const HisteqParams& p);
 
@@ -169,6 +192,12 @@ GlobalLumaBlocks globalLuma8BlocksPerSm();
 // The equalizer decides by this function.
 bool globalLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
                            const ImageView& dst);
+// Whether a CudaEqualizer made with `variants` for `plan` runs the frame src → dst through the ClaheLuma::Chunks
+// kernels: CLAHE, u8, 4 channels in luma mode, ClaheLuma::Chunks, both images' base addresses and pitches multiples of
+// 16, and the LUT quads of a band (variants.bandRows rows, else 8, the least the equalizer takes) within a block's
+// shared memory. The equalizer decides by this function.
+bool claheLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
+                          const ImageView& dst);
 // Once per device before PrivateCounters launches: its histogram kernel's shared memory.
 void prepareGlobalGray8();
 
