@@ -6,7 +6,8 @@
 // natural-ish content (blobs and noise per channel) and on colour bars (large flat areas), under GlobalLuma::Chunks
 // (16-byte chunks) and GlobalLuma::Pixels (the tile kernels, which frames of unaligned rows still take); then RGBA
 // CLAHE 8×8 clip 2 in luma mode on the same contents under ClaheLuma::Chunks (at 4, the default, 2 and 8 histogram
-// blocks per SM) and ClaheLuma::Pixels (the tile kernels, which frames of unaligned rows still take). Each figure is
+// blocks per SM) and ClaheLuma::Pixels (the tile kernels, which frames of unaligned rows still take); then the same
+// for packed RGB (3 channels, chunks of 48 bytes; the chunk kernels at the default histogram blocks only). Each figure is
 // the median of `--runs` frames timed one by one with CUDA events after warm-up, rotating over several input frames
 // (never zeros). Before timing, the CUDA output is checked against the reference on one frame (0 differing
 // bytes) after poisoning the output.
@@ -71,20 +72,21 @@ std::vector<std::uint8_t> makeContent(int width, int height, std::uint32_t seed,
     return img;
 }
 
-// RGBA colour bars: eight vertical bars of 75 % colours over the top two thirds, three flat areas below, alpha 255.
-std::vector<std::uint8_t> makeBars(int width, int height) {
+// RGBA (RGB) colour bars: eight vertical bars of 75 % colours over the top two thirds, three flat areas below, alpha
+// 255.
+std::vector<std::uint8_t> makeBars(int width, int height, int channels = 4) {
     static const std::uint8_t kBars[8][3] = {{191, 191, 191}, {191, 191, 0}, {0, 191, 191}, {0, 191, 0},
                                              {191, 0, 191},   {191, 0, 0},   {0, 0, 191},   {16, 16, 16}};
     static const std::uint8_t kBottom[3][3] = {{0, 33, 76}, {255, 255, 255}, {50, 0, 106}};
-    std::vector<std::uint8_t> img(std::size_t(width) * height * 4);
+    std::vector<std::uint8_t> img(std::size_t(width) * height * channels);
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
             const std::uint8_t* c = 3 * y < 2 * height ? kBars[8 * x / width] : kBottom[3 * x / width];
-            std::uint8_t* px = &img[(std::size_t(y) * width + x) * 4];
+            std::uint8_t* px = &img[(std::size_t(y) * width + x) * channels];
             px[0] = c[0];
             px[1] = c[1];
             px[2] = c[2];
-            px[3] = 255;
+            if (channels == 4) px[3] = 255;
         }
     return img;
 }
@@ -207,17 +209,19 @@ int main(int argc, char** argv) {
             rows.push_back({c.name, size, us, 0, "", exact});
         }
 
-        // RGBA global equalization in luma mode: the chunk kernels and the tile kernels, on two contents.
+        // RGBA, then RGB, global equalization in luma mode: the chunk kernels and the tile kernels, on two contents.
+        for (int channels : {4, 3})
         for (const char* content : {"blobs+noise", "colour bars"}) {
             const bool bars = content[0] == 'c';
+            const std::string layout = channels == 4 ? "RGBA" : "RGB";
             std::vector<Plane> rgba;
             std::vector<std::vector<std::uint8_t>> rgbaHost;
             for (int f = 0; f < frames; ++f) {
-                rgba.push_back(makePlane(w, h, 4));
-                rgbaHost.push_back(bars ? makeBars(w, h) : makeContent(w, h, 29 + f, 4));
+                rgba.push_back(makePlane(w, h, channels));
+                rgbaHost.push_back(bars ? makeBars(w, h, channels) : makeContent(w, h, 29 + f, channels));
                 upload(rgba.back(), rgbaHost.back());
             }
-            Plane rgbaOut = makePlane(w, h, 4);
+            Plane rgbaOut = makePlane(w, h, channels);
             EqualizeDesc smoothedGlobal;
             smoothedGlobal.smoothing = 0.9;
             struct LumaCase { const char* name; EqualizeDesc desc; };
@@ -226,7 +230,7 @@ int main(int argc, char** argv) {
                                const detail::KernelVariants& variant) {
                 if (!wanted(name)) return;
                 const bool exact = checkAgainstReference(desc, variant, rgba[0], rgbaHost[0], rgbaOut, stream.get());
-                auto eq = cudaEqualizer(desc, variant, 4);
+                auto eq = cudaEqualizer(desc, variant, channels);
                 const double us = medianMicroseconds(runs, frames, stream.get(), [&](int f) {
                     eq->process(rgba[f].view, rgbaOut.view, stream.get());
                 });
@@ -236,7 +240,7 @@ int main(int argc, char** argv) {
                 for (detail::GlobalLuma v : {detail::GlobalLuma::Chunks, detail::GlobalLuma::Pixels}) {
                     detail::KernelVariants variant;
                     variant.globalLuma = v;
-                    runRgba(std::string("RGBA global") + lc.name + " luma, " + content + " (" +
+                    runRgba(layout + " global" + lc.name + " luma, " + content + " (" +
                                 detail::globalLumaName(v) + ")",
                             lc.desc, variant);
                 }
@@ -248,11 +252,11 @@ int main(int argc, char** argv) {
             for (const LumaCase& lc : claheCases)
                 for (detail::ClaheLuma v : {detail::ClaheLuma::Chunks, detail::ClaheLuma::Pixels})
                     for (int blocksPerSm : {0, 2, 8}) {
-                        if (blocksPerSm && (v == detail::ClaheLuma::Pixels || lc.name[0])) continue;
+                        if (blocksPerSm && (v == detail::ClaheLuma::Pixels || lc.name[0] || channels == 3)) continue;
                         detail::KernelVariants variant;
                         variant.claheLuma = v;
                         variant.histogramBlocksPerSm = blocksPerSm;
-                        runRgba(std::string("RGBA clahe 8x8 clip 2") + lc.name + " luma, " + content + " (" +
+                        runRgba(layout + " clahe 8x8 clip 2" + lc.name + " luma, " + content + " (" +
                                     detail::claheLumaName(v) +
                                     (blocksPerSm ? ", " + std::to_string(blocksPerSm) + " histogram blocks/SM" : "") +
                                     ")",

@@ -52,6 +52,7 @@ struct DeviceFrame {
         type = img.type();
         rowBytes = img.rowBytes();
         pitch = aligned ? (rowBytes + 15) / 16 * 16 + 32 : rowBytes + (type == SampleType::U16 ? 6 : 3);
+        if (!aligned && pitch % 16 == 0) pitch += type == SampleType::U16 ? 2 : 1;  // never 16k (3 · (width + 1))
         buffer.reserve(offset + pitch * height);
         std::vector<std::uint8_t> staging(offset + pitch * height, kDevicePoison);
         for (int y = 0; y < height; ++y)
@@ -922,8 +923,8 @@ TEST(HisteqGpu, CapturedFramesMatchTheReference) {
 }
 
 
-// Global equalization of 4-channel u8 frames in luma mode (GlobalLuma): the 16-byte chunk kernels, taken where both
-// views start on 16 bytes with pitches of 16k, and the tile kernels they replaced (every other placement: pixel words
+// Global equalization of 4- and 3-channel u8 frames in luma mode (GlobalLuma): the chunk kernels (16 bytes of 4
+// pixels, 48 bytes of 16 pixels of 3 channels), taken where both views start on 16 bytes with pitches of 16k, and the tile kernels they replaced (every other placement: pixel words
 // where rows are 4-byte aligned, else bytes), against the reference byte for byte, on every channel order, with the
 // output poisoned and its padding and the bytes before the view checked.
 namespace {
@@ -934,13 +935,18 @@ struct LumaLayout {
     ChannelOrder order;
     const char* name;
     int kept;  // the fourth channel: -1 as the content fills it (alpha), else this constant (x formats' padding)
+    int channels = 4;
 };
 
 const LumaLayout kLumaLayouts[] = {{ChannelOrder::rgb(), "RGBA", -1},  {ChannelOrder::bgr(), "BGRA", -1},
                                    {ChannelOrder::argb(), "ARGB", -1}, {ChannelOrder::abgr(), "ABGR", -1},
                                    {ChannelOrder::rgb(), "RGBx", 0},   {ChannelOrder::bgr(), "BGRx", 0xFF},
                                    {ChannelOrder::argb(), "xRGB", 0},  {ChannelOrder::abgr(), "xBGR", 0x80},
-                                   {ChannelOrder{2, 0, 3}, "BxRG (R at 2, G at 0, B at 3)", -1}};
+                                   {ChannelOrder{2, 0, 3}, "BxRG (R at 2, G at 0, B at 3)", -1},
+                                   {ChannelOrder::rgb(), "RGB", -1, 3},
+                                   {ChannelOrder::bgr(), "BGR", -1, 3}};
+// The 3-channel layouts (packed RGB and BGR: rows of 3 · width bytes, mostly not 16k).
+constexpr std::size_t kRgb = 9, kBgr = 10;
 
 // Chunks where both views start on 16 bytes and both pitches are 16k; the tile kernels otherwise.
 const Placement kLumaPlacements[] = {{true, 0, 0}, {true, 16, 48}, {true, 4, 0},
@@ -956,11 +962,11 @@ std::string lumaContentName(int content) {
 }
 
 HostImage lumaFrame(Size2 s, int content, const LumaLayout& layout, std::uint32_t seed) {
-    HostImage img(s.w, s.h, 4, SampleType::U8);
+    HostImage img(s.w, s.h, layout.channels, SampleType::U8);
     if (content < 5) fillPattern(img, allPatterns()[std::size_t(content)], seed);
     else fillColourBars(img);
     const int kept = 6 - layout.order.red - layout.order.green - layout.order.blue;
-    if (layout.kept >= 0)
+    if (layout.channels == 4 && layout.kept >= 0)
         for (int y = 0; y < s.h; ++y)
             for (int x = 0; x < s.w; ++x) img.setSample(x, y, kept, layout.kept);
     return img;
@@ -968,7 +974,7 @@ HostImage lumaFrame(Size2 s, int content, const LumaLayout& layout, std::uint32_
 
 EqualizePlan lumaPlan(const LumaLayout& layout, EqualizeDesc d = {}) {
     d.colorMode = ColorMode::Luma;
-    return EqualizePlan::make(d, SampleType::U8, 4, layout.order);
+    return EqualizePlan::make(d, SampleType::U8, layout.channels, layout.order);
 }
 
 detail::KernelVariants lumaVariants(GlobalLuma v) {
@@ -984,7 +990,7 @@ using ChunksApply = bool (*)(const EqualizePlan&, const detail::KernelVariants&,
 HostImage runLuma(Equalizer& eq, const detail::KernelVariants& variants, ChunksApply applies, HostImage& src,
                   const Placement& at, bool& chunks, GpuStream stream = nullptr) {
     DeviceFrame in(src, at.aligned, at.srcOffset);
-    HostImage poison(src.width(), src.height(), 4, SampleType::U8);
+    HostImage poison(src.width(), src.height(), src.channels(), SampleType::U8);
     poison.fillRows(0x5A);
     DeviceFrame out(poison, at.aligned, at.dstOffset);
     chunks = applies(eq.plan(), variants, in.view(), out.view());
@@ -1030,6 +1036,16 @@ bool anyNameHolds(const std::vector<std::string>& names, const char* part) {
     for (const std::string& n : names)
         if (n.find(part) != std::string::npos) return true;
     return false;
+}
+
+// Every name is that of a kernel whose first template argument is `channels` (mangled or not).
+bool kernelsOfChannels(const std::vector<std::string>& names, int channels) {
+    const std::string c = std::to_string(channels);
+    for (const std::string& n : names)
+        if (n.find("<" + c + ",") == std::string::npos && n.find("<" + c + ">") == std::string::npos &&
+            n.find("ILi" + c + "E") == std::string::npos)
+            return false;
+    return !names.empty();
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -1097,7 +1113,8 @@ TEST(HisteqGpuGlobalLuma, MatchesReference) {
 
 TEST(HisteqGpuGlobalLuma, LargeFramesMatchReference) {
     REQUIRE_GPU();
-    const LumaLayout layouts[] = {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[5]};  // RGBA, ABGR, BGRx
+    const LumaLayout layouts[] = {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[5], kLumaLayouts[kRgb],
+                                  kLumaLayouts[kBgr]};  // RGBA, ABGR, BGRx, RGB, BGR
     for (const LumaLayout& layout : layouts)
         for (Size2 s : {Size2{1921, 1081}, Size2{3840, 2160}}) {
             const EqualizePlan plan = lumaPlan(layout);
@@ -1120,51 +1137,55 @@ TEST(HisteqGpuGlobalLuma, LargeFramesMatchReference) {
 }
 
 // The kernels a frame runs, read back from a captured graph: the chunk kernels (without smoothing and with it) where
-// the rows are 16-byte aligned and the plan is global u8 luma of 4 channels, the tile kernels elsewhere; the pixels
-// of the captured frame against the reference.
+// the rows are 16-byte aligned and the plan is global u8 luma of 4 or 3 channels (the kernels of that many), the tile
+// kernels elsewhere; the pixels of the captured frame against the reference.
 TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
     REQUIRE_GPU();
     EqualizeDesc smoothed;
     smoothed.smoothing = 0.5;
     EqualizeDesc statistics;
     statistics.statistics = true;
+    for (const LumaLayout& layout : {kLumaLayouts[1], kLumaLayouts[kRgb]})
     for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
         for (GlobalLuma v : {GlobalLuma::Chunks, GlobalLuma::Pixels})
             for (const Placement& at : kLumaPlacements) {
-                const EqualizePlan plan = lumaPlan(kLumaLayouts[1], d);
+                const EqualizePlan plan = lumaPlan(layout, d);
                 auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(v));
                 auto ref = makeReferenceEqualizer(plan);
-                HostImage src = lumaFrame({97, 61}, 4, kLumaLayouts[1], 3);
+                HostImage src = lumaFrame({97, 61}, 4, layout, 3);
                 const HostImage expected = runHost(*ref, src);
                 DeviceFrame in(src, at.aligned, at.srcOffset);
-                HostImage poison(src.width(), src.height(), 4, SampleType::U8);
+                HostImage poison(src.width(), src.height(), layout.channels, SampleType::U8);
                 poison.fillRows(0x5A);
                 DeviceFrame out(poison, at.aligned, at.dstOffset);
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
                 const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
                 const bool chunks = v == GlobalLuma::Chunks && chunksExpected(at);
-                const std::string what = std::string(d.smoothing > 0 ? "smoothed " : "") +
+                const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
                                          (d.statistics ? "statistics " : "") + detail::globalLumaName(v) + " " +
                                          placementName(at) + ": " + joined(names);
                 EXPECT_EQ(names.size(), 2u) << what;
                 EXPECT_EQ(anyNameHolds(names, "globalHistogramLuma8"), chunks) << what;
                 EXPECT_EQ(anyNameHolds(names, "globalApplyLuma8"), chunks) << what;
+                EXPECT_TRUE(!chunks || kernelsOfChannels(names, layout.channels)) << what;
                 EXPECT_EQ(anyNameHolds(names, "histogramKernel"), !chunks) << what;
                 EXPECT_EQ(anyNameHolds(names, "applyKernel"), !chunks) << what;
                 EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
             }
-    // Other plans never take them: CLAHE, per-channel, 3 channels, u16.
+    // Other plans never take them: CLAHE, per-channel (4 and 3 channels), u16 (4 and 3 channels).
     EqualizeDesc perChannel;
     perChannel.colorMode = ColorMode::PerChannel;
     const EqualizePlan others[] = {EqualizePlan::make(clahe(2, 4, 4), SampleType::U8, 4),
+                                   EqualizePlan::make(clahe(2, 4, 4), SampleType::U8, 3),
                                    EqualizePlan::make(perChannel, SampleType::U8, 4),
-                                   EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 3),
-                                   EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 4)};
+                                   EqualizePlan::make(perChannel, SampleType::U8, 3),
+                                   EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 4),
+                                   EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 3)};
     expectNotTaken(others, lumaVariants(GlobalLuma::Chunks), detail::globalLumaChunksApply,
                    {"globalHistogramLuma8", "globalApplyLuma8"});
 }
 
-// CLAHE of 4-channel u8 frames in luma mode (ClaheLuma): the chunk kernels (claheHistogramLuma8, claheBandsLuma8),
+// CLAHE of 4- and 3-channel u8 frames in luma mode (ClaheLuma): the chunk kernels (claheHistogramLuma8, claheBandsLuma8),
 // taken where both views start on 16 bytes with pitches of 16k and a band's LUT quads fit, and the tile kernels they
 // replaced, against the reference byte for byte on every channel order, tile grids from 1 × 1 to one tile per pixel,
 // clip limits, widths that end in a partial chunk, padded tiles, statistics, temporal smoothing, in place.
@@ -1274,8 +1295,9 @@ TEST(HisteqGpuClaheLuma, ClipLimitsMatchReference) {
 
 TEST(HisteqGpuClaheLuma, LargeFramesMatchReference) {
     REQUIRE_GPU();
-    const Size2 sizes[] = {{1921, 1081}, {3840, 2160}, {4001, 2203}};
-    const LumaLayout layouts[] = {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[5]};  // RGBA, ABGR, BGRx
+    const Size2 sizes[] = {{1921, 1081}, {3840, 2160}, {4001, 2203}, {4001, 2203}, {1921, 1081}};
+    const LumaLayout layouts[] = {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[5], kLumaLayouts[kRgb],
+                                  kLumaLayouts[kBgr]};  // RGBA, ABGR, BGRx, RGB, BGR
     for (std::size_t i = 0; i < std::size(sizes); ++i)
         for (auto [tx, ty] : {std::pair{8, 8}, std::pair{16, 9}})
             for (int content : {0, 5}) {  // random, colour bars
@@ -1299,8 +1321,9 @@ TEST(HisteqGpuClaheLuma, LargeFramesMatchReference) {
 }
 
 // The kernels a frame runs, read back from a captured graph: the chunk kernels (plain, with statistics, smoothed)
-// where the rows are 16-byte aligned and the plan is CLAHE u8 luma of 4 channels, the tile kernels elsewhere and on a
-// grid of one tile per pixel (whose band quads do not fit); the pixels of the captured frame against the reference.
+// where the rows are 16-byte aligned and the plan is CLAHE u8 luma of 4 or 3 channels (the kernels of that many), the
+// tile kernels elsewhere and on a grid of one tile per pixel (whose band quads do not fit; for 3 channels, whose strips
+// are 512 pixels wide, neither on 16 tile columns); the pixels of the captured frame against the reference.
 TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
     REQUIRE_GPU();
     EqualizeDesc statistics;
@@ -1311,50 +1334,58 @@ TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
     struct Grid {
         Size2 size;
         int tx, ty;
-        bool fits;
+        bool fits4, fits3;  // a band's quads fit: strips of 128 pixels (4 channels), of 512 (3 channels)
     };
-    const Grid grids[] = {{{97, 61}, 8, 8, true}, {{256, 64}, 16, 4, true}, {{64, 64}, 64, 64, false}};
+    const Grid grids[] = {{{97, 61}, 8, 8, true, true},
+                          {{256, 64}, 16, 4, true, false},  // 3 channels: 17 tile columns × 3 rows of quads
+                          {{256, 64}, 4, 4, true, true},
+                          {{64, 64}, 64, 64, false, false}};
+    for (const LumaLayout& layout : {kLumaLayouts[1], kLumaLayouts[kBgr]})
     for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
         for (ClaheLuma v : {ClaheLuma::Chunks, ClaheLuma::Pixels})
             for (const Grid& g : grids)
                 for (const Placement& at : kLumaPlacements) {
-                    const EqualizePlan plan = claheLumaPlan(kLumaLayouts[1], 2.0, g.tx, g.ty, d);
+                    const EqualizePlan plan = claheLumaPlan(layout, 2.0, g.tx, g.ty, d);
                     const detail::KernelVariants kv = claheLumaVariants(v);
                     auto gpu = detail::makeCudaEqualizer(plan, kv);
                     auto ref = makeReferenceEqualizer(plan);
-                    HostImage src = lumaFrame(g.size, 4, kLumaLayouts[1], 3);
+                    HostImage src = lumaFrame(g.size, 4, layout, 3);
                     const HostImage expected = runHost(*ref, src);
                     DeviceFrame in(src, at.aligned, at.srcOffset);
-                    HostImage poison(src.width(), src.height(), 4, SampleType::U8);
+                    HostImage poison(src.width(), src.height(), layout.channels, SampleType::U8);
                     poison.fillRows(0x5A);
                     DeviceFrame out(poison, at.aligned, at.dstOffset);
                     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                    const bool chunks = v == ClaheLuma::Chunks && chunksExpected(at) && g.fits;
+                    const bool chunks =
+                        v == ClaheLuma::Chunks && chunksExpected(at) && (layout.channels == 3 ? g.fits3 : g.fits4);
                     EXPECT_EQ(detail::claheLumaChunksApply(plan, kv, in.view(), out.view()), chunks);
                     const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
-                    const std::string what = std::string(d.smoothing > 0 ? "smoothed " : "") +
+                    const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
                                              (d.statistics ? "statistics " : "") + detail::claheLumaName(v) + " " +
                                              sizeName(g.size) + " grid " + std::to_string(g.tx) + "x" +
                                              std::to_string(g.ty) + " " + placementName(at) + ": " + joined(names);
                     EXPECT_EQ(names.size(), 2u) << what;
                     EXPECT_EQ(anyNameHolds(names, "claheHistogramLuma8"), chunks) << what;
                     EXPECT_EQ(anyNameHolds(names, "claheBandsLuma8"), chunks) << what;
+                    EXPECT_TRUE(!chunks || kernelsOfChannels(names, layout.channels)) << what;
                     EXPECT_EQ(anyNameHolds(names, "histogramKernel"), !chunks) << what;
                     EXPECT_EQ(anyNameHolds(names, "applyKernel"), !chunks) << what;
                     EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
                 }
-    // Other plans never take them: global luma, per-channel CLAHE, 3 channels, u16.
+    // Other plans never take them: global luma, per-channel CLAHE (4 and 3 channels), u16 (4 and 3 channels).
     EqualizeDesc perChannel = clahe(2, 4, 4);
     perChannel.colorMode = ColorMode::PerChannel;
     const EqualizePlan others[] = {EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 4),
+                                   EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 3),
                                    EqualizePlan::make(perChannel, SampleType::U8, 4),
-                                   EqualizePlan::make(clahe(2, 4, 4), SampleType::U8, 3),
-                                   EqualizePlan::make(clahe(2, 4, 4), SampleType::U16, 4)};
+                                   EqualizePlan::make(perChannel, SampleType::U8, 3),
+                                   EqualizePlan::make(clahe(2, 4, 4), SampleType::U16, 4),
+                                   EqualizePlan::make(clahe(2, 4, 4), SampleType::U16, 3)};
     expectNotTaken(others, claheLumaVariants(ClaheLuma::Chunks), detail::claheLumaChunksApply,
                    {"claheHistogramLuma8", "claheBandsLuma8"});
 }
 
-// What the two chunk paths of 4-channel u8 luma frames share, tested on both: global equalization (GlobalLuma) and
+// What the two chunk paths of 4- and 3-channel u8 luma frames share, tested on both: global equalization (GlobalLuma) and
 // CLAHE 5 × 3, clip 3 (ClaheLuma; its statistics count the frame's pixels, not the tiles' padding).
 namespace {
 
@@ -1382,7 +1413,7 @@ TEST(HisteqGpuLumaChunks, StatisticsMatchReference) {
     EqualizeDesc d;
     d.statistics = true;
     for (const LumaPath& path : kLumaPaths)
-        for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[8]}) {
+        for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[8], kLumaLayouts[kRgb]}) {
             const EqualizePlan plan = path.plan(layout, d);
             auto ref = makeReferenceEqualizer(plan);
             auto gpu = detail::makeCudaEqualizer(plan, path.variants);
@@ -1409,13 +1440,14 @@ TEST(HisteqGpuLumaChunks, SmoothedFramesMatchReference) {
     REQUIRE_GPU();
     Stream a = Stream::create(), b = Stream::create();
     for (const LumaPath& path : kLumaPaths)
+        for (const LumaLayout& layout : {kLumaLayouts[1], kLumaLayouts[kBgr]})
         for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
             for (double alpha : {0.5, 0.9}) {
                 EqualizeDesc d;
                 d.smoothing = alpha;
                 d.smoothTarget = target;
                 d.statistics = true;
-                const EqualizePlan plan = path.plan(kLumaLayouts[1], d);
+                const EqualizePlan plan = path.plan(layout, d);
                 auto ref = makeReferenceEqualizer(plan);
                 auto gpu = detail::makeCudaEqualizer(plan, path.variants);
                 for (int t = 0; t < 12; ++t) {
@@ -1423,12 +1455,12 @@ TEST(HisteqGpuLumaChunks, SmoothedFramesMatchReference) {
                         ref->reset();
                         gpu->reset();
                     }
-                    HostImage src = lumaFrame({385, 289}, (t * 5) % kLumaContents, kLumaLayouts[1], 100 + t);
+                    HostImage src = lumaFrame({385, 289}, (t * 5) % kLumaContents, layout, 100 + t);
                     const HostImage expected = runHost(*ref, src);
                     // Chunks on frames 0-3 (a run of them), then alternating with the tile kernels.
                     const Placement& at = t < 4 ? kLumaPlacements[t % 2] : kLumaPlacements[std::size_t(t) % 6];
                     bool chunks = false;
-                    const std::string what = std::string(path.name) + " " +
+                    const std::string what = std::string(path.name) + " " + layout.name + " " +
                                              (target == SmoothTarget::Histogram ? "histogram" : "lut") +
                                              " EMA alpha " + std::to_string(alpha) + " frame " + std::to_string(t) +
                                              " " + placementName(at);
@@ -1451,22 +1483,23 @@ TEST(HisteqGpuLumaChunks, FramesBackToBackAcrossStreams) {
     smoothed.smoothing = 0.75;
     smoothed.statistics = true;
     for (const LumaPath& path : kLumaPaths)
+        for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[kRgb]})
         for (const EqualizeDesc& d : {EqualizeDesc{}, smoothed}) {
-            const EqualizePlan plan = path.plan(kLumaLayouts[0], d);
+            const EqualizePlan plan = path.plan(layout, d);
             auto ref = makeReferenceEqualizer(plan);
             auto gpu = detail::makeCudaEqualizer(plan, path.variants);
             std::vector<HostImage> expected;
             std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
             for (int t = 0; t < kFrames; ++t) {
                 const Size2 s = t % 3 == 0 ? Size2{640, 360} : t % 3 == 1 ? Size2{97, 61} : Size2{1280, 721};
-                HostImage src = lumaFrame(s, t % kLumaContents, kLumaLayouts[0], 40 + t);
+                HostImage src = lumaFrame(s, t % kLumaContents, layout, 40 + t);
                 expected.push_back(runHost(*ref, src));
                 const Placement& at = kLumaPlacements[std::size_t(t) % 3];  // chunks, chunks, pixel words
                 ins.push_back(std::make_unique<DeviceFrame>(src, at.aligned, at.srcOffset));
                 if (t % 2) {
                     outs.push_back(nullptr);
                 } else {
-                    HostImage poison(s.w, s.h, 4, SampleType::U8);
+                    HostImage poison(s.w, s.h, layout.channels, SampleType::U8);
                     poison.fillRows(0x5A);
                     outs.push_back(std::make_unique<DeviceFrame>(poison, at.aligned, at.dstOffset));
                 }
@@ -1478,7 +1511,8 @@ TEST(HisteqGpuLumaChunks, FramesBackToBackAcrossStreams) {
             }
             CUDAFILTERS_CHECK(cudaDeviceSynchronize());
             for (int t = 0; t < kFrames; ++t) {
-                const std::string what = std::string(path.name) + (d.smoothing > 0 ? " smoothed" : " per frame") +
+                const std::string what = std::string(path.name) + " " + layout.name +
+                                         (d.smoothing > 0 ? " smoothed" : " per frame") +
                                          " frame " + std::to_string(t) + (t % 2 ? " in place" : "");
                 EXPECT_EQ(compareImages(expected[t], (outs[t] ? *outs[t] : *ins[t]).download()).differing, 0) << what;
                 if (d.statistics) expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
@@ -1495,11 +1529,15 @@ TEST(HisteqGpuLumaChunks, InPlace) {
         detail::KernelVariants variants;
     };
     std::vector<Case> cases;
-    for (const LumaPath& path : kLumaPaths) cases.push_back({path.name, path.plan(kLumaLayouts[2]), path.variants});
-    cases.push_back({"CLAHE 16x9", claheLumaPlan(kLumaLayouts[2], 2.0, 16, 9), kLumaPaths[1].variants});
+    for (std::size_t layout : {std::size_t(2), kRgb}) {
+        const std::string suffix = std::string(" ") + kLumaLayouts[layout].name;
+        for (const LumaPath& path : kLumaPaths)
+            cases.push_back({path.name + suffix, path.plan(kLumaLayouts[layout]), path.variants});
+        cases.push_back({"CLAHE 16x9" + suffix, claheLumaPlan(kLumaLayouts[layout], 2.0, 16, 9), kLumaPaths[1].variants});
+    }
     for (const auto& [name, plan, variants] : cases)
         for (const Placement& at : kLumaPlacements) {
-            HostImage src = lumaFrame({257, 130}, 4, kLumaLayouts[2], 9);
+            HostImage src = lumaFrame({257, 130}, 4, plan.channels == 3 ? kLumaLayouts[kRgb] : kLumaLayouts[2], 9);
             auto ref = makeReferenceEqualizer(plan);
             const HostImage expected = runHost(*ref, src);
             auto gpu = detail::makeCudaEqualizer(plan, variants);

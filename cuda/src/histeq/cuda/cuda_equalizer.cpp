@@ -42,16 +42,18 @@ bool capturing(cudaStream_t stream) {
     return status == cudaStreamCaptureStatusActive;
 }
 
-// GlobalLuma::Chunks for frames of 16-byte aligned rows: global u8 luma of 4 channels.
+// GlobalLuma::Chunks for frames of 16-byte aligned rows: global u8 luma of 4 or 3 channels.
 bool takesLumaChunks(const EqualizePlan& plan, const KernelVariants& variants) {
     return variants.globalLuma == GlobalLuma::Chunks && plan.mode == EqualizeMode::Global &&
-           plan.type == SampleType::U8 && plan.channels == 4 && plan.colorMode == ColorMode::Luma;
+           plan.type == SampleType::U8 && (plan.channels == 4 || plan.channels == 3) &&
+           plan.colorMode == ColorMode::Luma;
 }
 
-// ClaheLuma::Chunks for frames of 16-byte aligned rows whose band quads fit: CLAHE of u8 luma of 4 channels.
+// ClaheLuma::Chunks for frames of 16-byte aligned rows whose band quads fit: CLAHE of u8 luma of 4 or 3 channels.
 bool takesClaheLumaChunks(const EqualizePlan& plan, const KernelVariants& variants) {
     return variants.claheLuma == ClaheLuma::Chunks && plan.mode == EqualizeMode::Clahe &&
-           plan.type == SampleType::U8 && plan.channels == 4 && plan.colorMode == ColorMode::Luma;
+           plan.type == SampleType::U8 && (plan.channels == 4 || plan.channels == 3) &&
+           plan.colorMode == ColorMode::Luma;
 }
 
 DeviceStatistics emptyStatistics() {
@@ -78,7 +80,7 @@ public:
                        variants_.global == GlobalVariant::PrivateCounters) &&
                       dependentLaunch_;
         if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
-        if (lumaChunksPlan()) lumaBlocksPerSm_ = detail::globalLuma8BlocksPerSm();
+        if (lumaChunksPlan()) lumaBlocksPerSm_ = detail::globalLuma8BlocksPerSm(plan_.channels);
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
         const std::size_t entries = k * tiles * std::size_t(plan_.bins());
@@ -222,7 +224,8 @@ public:
                 p.hist = histPair_.as<std::uint32_t>() + pairIndex_ * 256;
                 p.histNext = histPair_.as<std::uint32_t>() + (pairIndex_ ^ 1) * 256;
             }
-            p.chunksPerRow = (src.width + 3) / 4;
+            const int chunkPixels = plan_.channels == 3 ? 16 : 4;  // 48 or 16 bytes
+            p.chunksPerRow = (src.width + chunkPixels - 1) / chunkPixels;
             p.multiprocessors = multiprocessors_;
             p.lumaBlocksPerSm = lumaBlocksPerSm_;
             p.overlapped = dependentLaunch_;
@@ -289,7 +292,7 @@ private:
     int bandRowsForOneWave(const HisteqParams& p) {
         const int sharedBytes = detail::claheBandSharedBytes(p, detail::kMaxBandRows);
         if (sharedBytes == 0) return 8;
-        BandOccupancy& o = bandOccupancy_[std::min(p.channels, 3) - 1];
+        BandOccupancy& o = bandOccupancy_[p.channels - 1];
         if (o.sharedBytes != sharedBytes) o = {sharedBytes, detail::claheBandBlocksPerSm(p.channels, sharedBytes)};
         const int bands = std::max(1, o.blocksPerSm * multiprocessors_ / detail::claheBandStrips(p));
         return std::clamp((p.height + bands - 1) / bands, 8, detail::kMaxBandRows);
@@ -315,7 +318,7 @@ private:
     struct BandOccupancy {
         int sharedBytes = 0, blocksPerSm = 0;
     };
-    BandOccupancy bandOccupancy_[3];  // band kernel blocks an SM holds (1, 2, 4 channels) for the last shared size
+    BandOccupancy bandOccupancy_[4];  // band kernel blocks an SM holds (1 to 4 channels) for the last shared size
     int device_ = 0;
     int multiprocessors_ = 0;   // of device_
     Stream memory_;             // allocates and frees the buffers below
@@ -370,7 +373,7 @@ bool claheLumaChunksApply(const EqualizePlan& plan, const KernelVariants& varian
     const core::ClaheGrid g = core::claheGrid(src.width, src.height, plan.tilesX, plan.tilesY, plan.bins(),
                                               plan.clipLimit);
     const int rows = variants.bandRows > 0 ? variants.bandRows : 8;
-    return claheBandBytes(4, g.tileWidth, g.tileHeight, g.tilesX, g.tilesY, rows) > 0;
+    return claheBandBytes(plan.channels, g.tileWidth, g.tileHeight, g.tilesX, g.tilesY, rows) > 0;
 }
 
 const char* claheApplyName(ClaheApply v) {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace cudafilters::detail {
 namespace {
@@ -107,6 +108,96 @@ __device__ __forceinline__ unsigned equalizedPixel(unsigned pixel, const WordOrd
     }
     return (pixel & o.kept) | unsigned(rOut) << 8 * o.red | unsigned(gOut) << 8 * o.green |
            unsigned(bOut) << 8 * o.blue;
+}
+
+// The 16-byte aligned items of the luma chunk kernels (GlobalLuma::Chunks, ClaheLuma::Chunks) and of the u8 plane
+// kernels: 16 / CH pixels in one uint4 (CH = 1, 2, 4), or 16 pixels of 3 channels in three (48 bytes).
+__host__ __device__ constexpr int chunkPixels(int channels) { return channels == 3 ? 16 : 16 / channels; }
+struct Uint4x3 {
+    uint4 a, b, c;
+};
+template <int CH> using ChunkData = std::conditional_t<CH == 3, Uint4x3, uint4>;
+
+// Word k of a chunk (k a constant once unrolled).
+__device__ __forceinline__ unsigned wordOf(const uint4& q, int k) { return k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w; }
+__device__ __forceinline__ unsigned wordOf(const Uint4x3& q, int k) { return wordOf(k < 4 ? q.a : k < 8 ? q.b : q.c, k & 3); }
+
+// Pixel j of a chunk as a little-endian word for lumaOfPixel / equalizedPixel (WordOrder): 4 channels the word itself,
+// 3 channels bytes 3j .. 3j + 2 in bytes 0-2 (byte 3 a neighbour's, never stored).
+template <int CH> __device__ __forceinline__ unsigned chunkPixel(const ChunkData<CH>& q, int j) {
+    static_assert(CH == 3 || CH == 4, "pixels of 3 or 4 channels");
+    if constexpr (CH == 4) {
+        return wordOf(q, j);
+    } else {
+        const int b = 3 * j, k = b >> 2, s = b & 3;
+        return __byte_perm(wordOf(q, k), wordOf(q, k < 11 ? k + 1 : k),
+                           unsigned(s | (s + 1) << 4 | (s + 2) << 8 | (s + 3) << 12));
+    }
+}
+
+// The chunk of pixels px[0 .. chunkPixels(CH) - 1] (words as chunkPixel gives them; 3 channels: bytes 0-2 of each).
+template <int CH> __device__ __forceinline__ ChunkData<CH> chunkOfPixels(const unsigned (&px)[chunkPixels(CH)]) {
+    if constexpr (CH == 4) {
+        return make_uint4(px[0], px[1], px[2], px[3]);
+    } else {
+        unsigned w[12];
+#pragma unroll
+        for (int k = 0; k < 12; ++k) {
+            // Byte i of word k is byte (4k + i) % 3 of pixel (4k + i) / 3: pixels `first` and first + 1.
+            const int first = 4 * k / 3;
+            unsigned selector = 0;
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int b = 4 * k + i;
+                selector |= unsigned((b / 3 - first) * 4 + b % 3) << (4 * i);
+            }
+            w[k] = __byte_perm(px[first], px[first < 15 ? first + 1 : first], selector);
+        }
+        return Uint4x3{make_uint4(w[0], w[1], w[2], w[3]), make_uint4(w[4], w[5], w[6], w[7]),
+                       make_uint4(w[8], w[9], w[10], w[11])};
+    }
+}
+
+// Pixel x of a row of CH-channel u8 pixels as a word (chunkPixel's form), and its store: the partial chunks.
+template <int CH> __device__ __forceinline__ unsigned loadPixel(const std::uint8_t* row, int x) {
+    if constexpr (CH == 4) {
+        return reinterpret_cast<const unsigned*>(row)[x];
+    } else {
+        const std::uint8_t* px = row + std::size_t(x) * 3;
+        return unsigned(px[0]) | unsigned(px[1]) << 8 | unsigned(px[2]) << 16;
+    }
+}
+template <int CH> __device__ __forceinline__ void storePixel(std::uint8_t* row, int x, unsigned pixel) {
+    if constexpr (CH == 4) {
+        reinterpret_cast<unsigned*>(row)[x] = pixel;
+    } else {
+        std::uint8_t* px = row + std::size_t(x) * 3;
+        px[0] = std::uint8_t(pixel);
+        px[1] = std::uint8_t(pixel >> 8);
+        px[2] = std::uint8_t(pixel >> 16);
+    }
+}
+
+// A chunk at a 16-byte aligned address: plain loads (src may be dst), read-only loads, stores.
+template <int CH> __device__ __forceinline__ ChunkData<CH> loadChunkAt(const std::uint8_t* at) {
+    const uint4* q = reinterpret_cast<const uint4*>(at);
+    if constexpr (CH == 3) return Uint4x3{q[0], q[1], q[2]};
+    else return q[0];
+}
+template <int CH> __device__ __forceinline__ ChunkData<CH> ldgChunkAt(const std::uint8_t* at) {
+    const uint4* q = reinterpret_cast<const uint4*>(at);
+    if constexpr (CH == 3) return Uint4x3{__ldg(q), __ldg(q + 1), __ldg(q + 2)};
+    else return __ldg(q);
+}
+template <int CH> __device__ __forceinline__ void storeChunkAt(std::uint8_t* at, const ChunkData<CH>& v) {
+    uint4* q = reinterpret_cast<uint4*>(at);
+    if constexpr (CH == 3) {
+        q[0] = v.a;
+        q[1] = v.b;
+        q[2] = v.c;
+    } else {
+        q[0] = v;
+    }
 }
 
 // The values that are equalized for one pixel: the sample (as a level of its depth), Y of a Y/chroma pair or of
@@ -355,7 +446,8 @@ __device__ bool lastToArrive(std::uint32_t* counter, unsigned blocks) {
 // Histogram pass. grid = (splits, tiles): block b of a tile takes rows b, b + splits, … of the (padded) tile; the
 // kernels histogramKernel and claheHistogramLuma8 (ClaheLuma::Chunks) below.
 //
-// VEC with CH == 4 (4-channel u8 luma, rows 16-byte aligned): chunks of 4 pixels, one shared histogram per warp. A
+// VEC with CH == 4 or 3 (4- or 3-channel u8 luma, rows 16-byte aligned): chunks of 4 pixels (16 bytes) or 16 pixels
+// (48 bytes, chunkPixels), one shared histogram per warp. A
 // chunk of one luma counts with one atomic for all the lanes whose chunks hold that luma and lie on the same side of
 // the frame's last row (__match_any_sync, as globalHistogramLuma8); other chunks by runs of equal lumas.
 
@@ -364,8 +456,8 @@ __device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
     constexpr int K = equalizedChannels(KIND);
     const int bins = binsOf<T>(p);
     constexpr bool kShared8 = sizeof(T) == 1;
-    constexpr bool kLumaChunks = VEC && CH == 4;
-    static_assert(!kLumaChunks || (sizeof(T) == 1 && KIND == HisteqKind::Luma), "4-channel chunks: u8 luma");
+    constexpr bool kLumaChunks = VEC && (CH == 4 || CH == 3);
+    static_assert(!kLumaChunks || (sizeof(T) == 1 && KIND == HisteqKind::Luma), "3- and 4-channel chunks: u8 luma");
     constexpr int kCopies = kLumaChunks ? kThreads / 32 : kSubHistograms;  // shared u8 histograms per equalized channel
     constexpr int kStaticBins = kShared8 ? K * kCopies * 256 : 1;
 
@@ -442,22 +534,28 @@ __device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
             }
         }
     };
-    auto countLumaChunk = [&](uint4 q, int y) {
+    constexpr int kChunkPixels = chunkPixels(CH);
+    auto countLumaChunk = [&](const auto& q, int y) {  // generic: instantiated for kLumaChunks only
         const WordOrder order = wordOrder(p);
-        const unsigned luma[4] = {unsigned(lumaOfPixel(q.x, order)), unsigned(lumaOfPixel(q.y, order)),
-                                  unsigned(lumaOfPixel(q.z, order)), unsigned(lumaOfPixel(q.w, order))};
+        unsigned luma[kChunkPixels];
+        bool flat = true;
+#pragma unroll
+        for (int j = 0; j < kChunkPixels; ++j) {
+            luma[j] = unsigned(lumaOfPixel(chunkPixel<CH>(q, j), order));
+            flat = flat && luma[j] == luma[0];
+        }
         const bool inFrame = y < p.height;
-        const bool flat = luma[0] == luma[1] && luma[1] == luma[2] && luma[2] == luma[3];
         const unsigned lane = threadIdx.x & 31;
         const unsigned key = flat ? luma[0] | (inFrame ? 0u : 256u) : 512u + lane;
         const unsigned peers = __match_any_sync(__activemask(), key);
         if (flat) {
-            if (lane == unsigned(__ffs(peers) - 1)) countRun(luma[0], 4u * unsigned(__popc(peers)), inFrame);
+            if (lane == unsigned(__ffs(peers) - 1))
+                countRun(luma[0], unsigned(kChunkPixels) * unsigned(__popc(peers)), inFrame);
             return;
         }
         unsigned level = luma[0], run = 1;
 #pragma unroll
-        for (int j = 1; j < 4; ++j) {
+        for (int j = 1; j < kChunkPixels; ++j) {
             if (luma[j] == level) {
                 ++run;
             } else {
@@ -472,18 +570,18 @@ __device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
     if constexpr (VEC) {
         // 16 / (CH · sample size) pixels per item from 16-byte aligned chunks, (row, chunk) items spread over all the
         // tile's blocks; partial chunks and padding sample by sample.
-        constexpr int PPC = 16 / (CH * int(sizeof(T)));
+        constexpr int PPC = kLumaChunks ? kChunkPixels : 16 / (CH * int(sizeof(T)));
         const int c0 = x0 & ~(PPC - 1);
         const int chunks = (x1 - c0 + PPC - 1) / PPC;
         const int items = chunks * (y1 - y0);
         // Item i is (row i / chunks, chunk i % chunks); a thread's items step by `stride`, kBatch loads issued
         // before any is counted.
-        constexpr int kBatch = 4;
+        constexpr int kBatch = CH == 3 ? 2 : 4;  // 3 channels: 48 bytes an item
         const int stride = p.splits * kThreads, strideRows = stride / chunks, strideChunks = stride % chunks;
         int i = blockIdx.x * kThreads + threadIdx.x;
         int itemRow = i / chunks, itemChunk = i % chunks;
         while (i < items) {
-            uint4 q[kBatch];
+            ChunkData<kLumaChunks ? CH : 1> q[kBatch];
             int ys[kBatch], cs[kBatch];
             bool whole[kBatch];
 #pragma unroll
@@ -492,8 +590,8 @@ __device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
                 cs[k] = c0 + itemChunk * PPC;
                 whole[k] = ys[k] >= 0 && cs[k] >= x0 && cs[k] + PPC <= x1 && cs[k] + PPC <= p.width;
                 if (whole[k])
-                    q[k] = __ldg(reinterpret_cast<const uint4*>(rowOf<T>(p.src, p.srcPitch, reflect101(ys[k], p.height)) +
-                                                                std::size_t(cs[k]) * CH));
+                    q[k] = ldgChunkAt<kLumaChunks ? CH : 1>(reinterpret_cast<const std::uint8_t*>(
+                        rowOf<T>(p.src, p.srcPitch, reflect101(ys[k], p.height)) + std::size_t(cs[k]) * CH));
                 i += stride;
                 itemRow += strideRows;
                 itemChunk += strideChunks;
@@ -624,9 +722,9 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     tileHistogram<T, CH, KIND, VEC, STATS>(p);
 }
 
-// ClaheLuma::Chunks: CLAHE of 4-channel u8 pixels in luma mode, rows 16-byte aligned.
-template <bool STATS> __global__ void __launch_bounds__(kThreads) claheHistogramLuma8(const HisteqParams p) {
-    tileHistogram<std::uint8_t, 4, HisteqKind::Luma, true, STATS>(p);
+// ClaheLuma::Chunks: CLAHE of 4- and 3-channel u8 pixels in luma mode, rows 16-byte aligned.
+template <int CH, bool STATS> __global__ void __launch_bounds__(kThreads) claheHistogramLuma8(const HisteqParams p) {
+    tileHistogram<std::uint8_t, CH, HisteqKind::Luma, true, STATS>(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -840,8 +938,8 @@ __global__ void __launch_bounds__(kThreads) applyGray8Vec(const HisteqParams p) 
 }
 
 // ClaheApply::Bands: CLAHE of u8 planes (CH = 1) and Y/chroma pairs (CH = 2, p.lumaChannel mapped) with 16-byte
-// aligned rows, and (ClaheLuma::Chunks, claheBandsLuma8) of 4-channel u8 pixels in luma mode (CH = 4: Y mapped and RGB
-// rebuilt around it by equalizedPixel, 4 pixels per chunk). Block (x, y) takes a strip of 32 chunks across and band y
+// aligned rows, and (ClaheLuma::Chunks, claheBandsLuma8) of 4- and 3-channel u8 pixels in luma mode (CH = 4 or 3: Y
+// mapped and RGB rebuilt around it by equalizedPixel, 4 or 16 pixels per chunk, chunkPixels). Block (x, y) takes a strip of 32 chunks across and band y
 // of p.bandRows rows. For the tile regions its pixels fall in (t of tilePosition, across and down) it stages one word
 // per level: the four tiles' LUT bytes (l11, l12, l21, l22 of blend()), so a pixel costs one shared load. Warp w walks
 // rows w, w + 8, … of the band, one chunk per lane, with the chunk's column weights computed once. The arithmetic is
@@ -855,7 +953,7 @@ __device__ __forceinline__ unsigned roundToByte(float v) {
 
 template <int CH> __device__ __forceinline__ void claheBands(const HisteqParams& p) {
     extern __shared__ unsigned sQuads[];
-    constexpr int PPC = 16 / CH;  // pixels per chunk
+    constexpr int PPC = chunkPixels(CH);  // pixels per chunk
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int stripFirst = blockIdx.x * 32 * PPC, stripLast = min(stripFirst + 32 * PPC, p.width) - 1;
     const int bandFirst = blockIdx.y * p.bandRows, bandLast = min(bandFirst + p.bandRows, p.height) - 1;
@@ -882,8 +980,8 @@ template <int CH> __device__ __forceinline__ void claheBands(const HisteqParams&
     };
 
     int y = bandFirst + warp;
-    uint4 next = make_uint4(0, 0, 0, 0);
-    if (full && y <= bandLast) next = *reinterpret_cast<const uint4*>(source(y));  // plain loads: src may be dst
+    ChunkData<CH> next{};
+    if (full && y <= bandLast) next = loadChunkAt<CH>(source(y));  // plain loads: src may be dst
 
     // Launched as a programmatic dependent of the histogram kernel: its LUTs are read from
     // here on (the source is not what it writes).
@@ -901,8 +999,8 @@ template <int CH> __device__ __forceinline__ void claheBands(const HisteqParams&
 
     if (x >= p.width) return;
     for (; y <= bandLast; y += kBandWarps) {
-        const uint4 q = next;
-        if (full && y + kBandWarps <= bandLast) next = *reinterpret_cast<const uint4*>(source(y + kBandWarps));
+        const ChunkData<CH> q = next;
+        if (full && y + kBandWarps <= bandLast) next = loadChunkAt<CH>(source(y + kBandWarps));
         const TilePosition row = tilePosition(y, p.invTileHeight);
         const float ya = row.a, ya1 = row.a1;
         const unsigned* quads = sQuads + (row.t - rowFirst) * columns * 256;
@@ -913,18 +1011,19 @@ template <int CH> __device__ __forceinline__ void claheBands(const HisteqParams&
             return roundToByte(__fadd_rn(__fmul_rn(top, ya1), __fmul_rn(bottom, ya)));
         };
         std::uint8_t* out = static_cast<std::uint8_t*>(p.dst) + std::size_t(y) * p.dstPitch + std::size_t(x) * CH;
-        if constexpr (CH == 4) {
+        if constexpr (CH >= 3) {
             const WordOrder order = wordOrder(p);
             auto equalize = [&](const Column& c, unsigned pixel) {
                 return equalizedPixel<HisteqKind::Luma>(pixel, order, [&](int, int v) { return int(map(c, v)); });
             };
-            unsigned* words = reinterpret_cast<unsigned*>(out);
             if (full) {
-                *reinterpret_cast<uint4*>(out) =
-                    make_uint4(equalize(at[0], q.x), equalize(at[1], q.y), equalize(at[2], q.z), equalize(at[3], q.w));
+                unsigned px[PPC];
+#pragma unroll
+                for (int j = 0; j < PPC; ++j) px[j] = equalize(at[j], chunkPixel<CH>(q, j));
+                storeChunkAt<CH>(out, chunkOfPixels<CH>(px));
             } else {
-                const unsigned* in = reinterpret_cast<const unsigned*>(source(y));
-                for (int j = 0; x + j < p.width; ++j) words[j] = equalize(columnOf(x + j), in[j]);
+                const std::uint8_t* in = source(y);
+                for (int j = 0; x + j < p.width; ++j) storePixel<CH>(out, j, equalize(columnOf(x + j), loadPixel<CH>(in, j)));
             }
         } else if (full) {
             const unsigned w[4] = {q.x, q.y, q.z, q.w};
@@ -955,8 +1054,8 @@ template <int CH> __global__ void __launch_bounds__(kThreads) claheBandsGray8(co
     claheBands<CH>(p);
 }
 
-// ClaheLuma::Chunks.
-__global__ void __launch_bounds__(kThreads) claheBandsLuma8(const HisteqParams p) { claheBands<4>(p); }
+// ClaheLuma::Chunks (CH = 4 or 3).
+template <int CH> __global__ void __launch_bounds__(kThreads) claheBandsLuma8(const HisteqParams p) { claheBands<CH>(p); }
 
 // ---------------------------------------------------------------------------------------------------------------
 // GlobalVariant::BlockLut: global equalization of u8 planes by two kernels of a few blocks per SM looping over the
@@ -972,7 +1071,7 @@ static_assert(kGlobalThreads == 4 * 256 && kGlobalWarps == 32, "the histogram me
 
 // Item i of the frame: row y and the first column x of its chunk, in pixels; `full` when the chunk lies inside the
 // row. CH = 1 (u8 planes): 16 pixels, rows at any alignment (x negative for the first chunk of a row that starts off a
-// 16-byte boundary). CH = 4 (4-channel u8): 4 pixels, rows 16-byte aligned.
+// 16-byte boundary). CH = 4 (4-channel u8): 4 pixels, CH = 3: 16 pixels (48 bytes), rows 16-byte aligned.
 struct Chunk {
     int y, x;
     bool full;
@@ -980,8 +1079,8 @@ struct Chunk {
 
 // Chunk `column` of row `row`.
 template <int CH = 1> __device__ __forceinline__ Chunk chunkAt(const HisteqParams& p, int row, int column) {
-    static_assert(CH == 1 || CH == 4, "u8 planes or 4-channel pixels");
-    constexpr int kPixels = 16 / CH;
+    static_assert(CH == 1 || CH == 3 || CH == 4, "u8 planes or 3- or 4-channel pixels");
+    constexpr int kPixels = chunkPixels(CH);
     Chunk c;
     c.y = row;
     c.x = column * kPixels;
@@ -998,12 +1097,13 @@ template <int CH = 1> __device__ __forceinline__ Chunk chunkAt(const HisteqParam
 }
 
 // Plain loads: src may be dst (in place); a thread only ever writes the chunk it has read.
-template <int CH = 1> __device__ __forceinline__ uint4 loadChunk(const HisteqParams& p, const Chunk& c, bool inFrame) {
-    if (!inFrame || !c.full) return make_uint4(0, 0, 0, 0);
-    return *reinterpret_cast<const uint4*>(rowOf<std::uint8_t>(p.src, p.srcPitch, c.y) + std::size_t(c.x) * CH);
+template <int CH = 1>
+__device__ __forceinline__ ChunkData<CH> loadChunk(const HisteqParams& p, const Chunk& c, bool inFrame) {
+    if (!inFrame || !c.full) return ChunkData<CH>{};
+    return loadChunkAt<CH>(rowOf<std::uint8_t>(p.src, p.srcPitch, c.y) + std::size_t(c.x) * CH);
 }
 
-// visit(chunk, data) over this thread's items (data: the 16 bytes of a full chunk), each item's load issued before
+// visit(chunk, data) over this thread's items (data: the 16 or 48 bytes of a full chunk), each item's load issued before
 // the previous item is visited; prologue() runs once, after the first load is issued. Blocks of THREADS threads. The
 // items' rows and columns step by the stride's rows and columns (no division per item).
 template <int CH = 1, int THREADS = kGlobalThreads, typename Prologue, typename Visit>
@@ -1014,7 +1114,7 @@ __device__ __forceinline__ void forEachChunk(const HisteqParams& p, Prologue pro
     int i = min(int(blockIdx.x * THREADS + threadIdx.x), items);
     int row = i / p.chunksPerRow, column = i - row * p.chunksPerRow;
     Chunk c = chunkAt<CH>(p, row, column);
-    uint4 q = loadChunk<CH>(p, c, i < items);
+    ChunkData<CH> q = loadChunk<CH>(p, c, i < items);
     prologue();
     while (i < items) {
         const int next = i + stride;
@@ -1025,7 +1125,7 @@ __device__ __forceinline__ void forEachChunk(const HisteqParams& p, Prologue pro
             ++row;
         }
         const Chunk n = chunkAt<CH>(p, row, column);
-        const uint4 qn = loadChunk<CH>(p, n, next < items);
+        const ChunkData<CH> qn = loadChunk<CH>(p, n, next < items);
         visit(c, q);
         i = next;
         c = n;
@@ -1220,8 +1320,9 @@ __global__ void __launch_bounds__(kGlobalThreads) globalApplyGray8(const HisteqP
 
 // ---------------------------------------------------------------------------------------------------------------
 // GlobalLuma::Chunks: global equalization of 4-channel u8 pixels in luma mode (RGBA, BGRA, ARGB, ABGR and their x
-// forms) whose rows are 16-byte aligned, by the GRAY8 kernels' scheme: blocks of kThreads looping over the frame in
-// chunks of 4 pixels (one 16-byte load, one store), the luma and the rebuilt pixel computed by lumaOf and rebuildRgb
+// forms; CH = 4) and of 3-channel ones (RGB, BGR; CH = 3) whose rows are 16-byte aligned, by the GRAY8 kernels'
+// scheme: blocks of kThreads looping over the frame in chunks of 4 pixels (one 16-byte load, one store) or of 16
+// pixels of 3 channels (three of each, chunkPixels), the luma and the rebuilt pixel computed by lumaOf and rebuildRgb
 // as in histogramKernel and applyKernel. Without temporal smoothing the apply blocks build the LUT from the
 // histogram each (the histogram pair of the block-LUT kernels); with it the histogram kernel's last block builds the
 // smoothed LUT into p.luts (buildTileLut, the temporal state of the tile kernels) and the apply blocks stage it.
@@ -1230,34 +1331,39 @@ __global__ void __launch_bounds__(kGlobalThreads) globalApplyGray8(const HisteqP
 // luma (__match_any_sync: a flat area costs one atomic per warp and 128 pixels, not 32 atomics on one bank); other
 // chunks by runs of equal lumas. LAST_BLOCK_LUT (temporal smoothing): the last block builds p.luts from p.hist as the
 // tile kernels do (statistics first, the state updated, p.hist left zeroed); otherwise block 0 zeroes p.histNext.
-template <bool LAST_BLOCK_LUT>
+template <int CH, bool LAST_BLOCK_LUT>
 __global__ void __launch_bounds__(kThreads) globalHistogramLuma8(const HisteqParams p) {
     constexpr int kWarps = kThreads / 32;
+    constexpr int kPixels = chunkPixels(CH);
     __shared__ unsigned sHist[kWarps][256];
     __shared__ unsigned scratch[kWarps];
     releaseDependents();
     const WordOrder order = wordOrder(p);
     const int lane = threadIdx.x & 31;
     unsigned* h = sHist[threadIdx.x >> 5];
-    forEachChunk<4, kThreads>(
+    forEachChunk<CH, kThreads>(
         p,
         [&] {
             for (int i = threadIdx.x; i < kWarps * 256; i += kThreads) sHist[i >> 8][i & 255] = 0;
             if (!LAST_BLOCK_LUT && blockIdx.x == 0) p.histNext[threadIdx.x] = 0;
             __syncthreads();
         },
-        [&](const Chunk& c, uint4 q) {
+        [&](const Chunk& c, const ChunkData<CH>& q) {
             if (c.full) {
-                const unsigned y[4] = {unsigned(lumaOfPixel(q.x, order)), unsigned(lumaOfPixel(q.y, order)),
-                                       unsigned(lumaOfPixel(q.z, order)), unsigned(lumaOfPixel(q.w, order))};
-                const bool flat = y[0] == y[1] && y[1] == y[2] && y[2] == y[3];
+                unsigned y[kPixels];
+                bool flat = true;
+#pragma unroll
+                for (int j = 0; j < kPixels; ++j) {
+                    y[j] = unsigned(lumaOfPixel(chunkPixel<CH>(q, j), order));
+                    flat = flat && y[j] == y[0];
+                }
                 const unsigned peers = __match_any_sync(__activemask(), flat ? y[0] : 256u + unsigned(lane));
                 if (flat) {
-                    if (lane == __ffs(peers) - 1) atomicAdd(&h[y[0]], 4u * unsigned(__popc(peers)));
+                    if (lane == __ffs(peers) - 1) atomicAdd(&h[y[0]], unsigned(kPixels) * unsigned(__popc(peers)));
                 } else {
                     unsigned level = y[0], run = 1;
 #pragma unroll
-                    for (int j = 1; j < 4; ++j) {
+                    for (int j = 1; j < kPixels; ++j) {
                         if (y[j] == level) {
                             ++run;
                         } else {
@@ -1269,8 +1375,8 @@ __global__ void __launch_bounds__(kThreads) globalHistogramLuma8(const HisteqPar
                     atomicAdd(&h[level], run);
                 }
             } else {
-                const unsigned* row = rowOf<unsigned>(p.src, p.srcPitch, c.y);
-                for (int x = c.x; x < p.width; ++x) atomicAdd(&h[lumaOfPixel(row[x], order)], 1u);
+                const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
+                for (int x = c.x; x < p.width; ++x) atomicAdd(&h[lumaOfPixel(loadPixel<CH>(row, x), order)], 1u);
             }
         });
     __syncthreads();
@@ -1292,7 +1398,7 @@ __global__ void __launch_bounds__(kThreads) globalHistogramLuma8(const HisteqPar
 // BLOCK_LUT: every block builds the frame's LUT from p.hist (block 0 also the statistics), as globalApplyGray8;
 // otherwise it stages the LUT the histogram kernel's last block built. The first chunk's load is issued before the
 // wait for the histogram kernel (the input is not what it writes).
-template <bool BLOCK_LUT>
+template <int CH, bool BLOCK_LUT>
 __global__ void __launch_bounds__(kThreads) globalApplyLuma8(const HisteqParams p) {
     __shared__ unsigned sLutWords[64];
     std::uint8_t* lut = reinterpret_cast<std::uint8_t*>(sLutWords);
@@ -1300,7 +1406,7 @@ __global__ void __launch_bounds__(kThreads) globalApplyLuma8(const HisteqParams 
     auto equalize = [&](unsigned pixel) {
         return equalizedPixel<HisteqKind::Luma>(pixel, order, [&](int, int y) { return int(lut[y]); });
     };
-    forEachChunk<4, kThreads>(
+    forEachChunk<CH, kThreads>(
         p,
         [&] {
             waitForPrerequisites();
@@ -1313,14 +1419,16 @@ __global__ void __launch_bounds__(kThreads) globalApplyLuma8(const HisteqParams 
                 __syncthreads();
             }
         },
-        [&](const Chunk& c, uint4 q) {
-            unsigned* out = const_cast<unsigned*>(rowOf<unsigned>(p.dst, p.dstPitch, c.y));
+        [&](const Chunk& c, const ChunkData<CH>& q) {
+            std::uint8_t* out = const_cast<std::uint8_t*>(rowOf<std::uint8_t>(p.dst, p.dstPitch, c.y));
             if (c.full) {
-                *reinterpret_cast<uint4*>(out + c.x) =
-                    make_uint4(equalize(q.x), equalize(q.y), equalize(q.z), equalize(q.w));
+                unsigned px[chunkPixels(CH)];
+#pragma unroll
+                for (int j = 0; j < chunkPixels(CH); ++j) px[j] = equalize(chunkPixel<CH>(q, j));
+                storeChunkAt<CH>(out + std::size_t(c.x) * CH, chunkOfPixels<CH>(px));
             } else {
-                const unsigned* in = rowOf<unsigned>(p.src, p.srcPitch, c.y);
-                for (int x = c.x; x < p.width; ++x) out[x] = equalize(in[x]);
+                const std::uint8_t* in = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
+                for (int x = c.x; x < p.width; ++x) storePixel<CH>(out, x, equalize(loadPixel<CH>(in, x)));
             }
         });
 }
@@ -1337,10 +1445,10 @@ void histogramTyped(const HisteqParams& p, cudaStream_t stream) {
     // u8 counts in a static shared array; u16 of up to kMaxSharedBins16 bins in dynamic shared memory.
     const bool dynamicShared = sizeof(T) == 2 && equalizedChannels(KIND) == 1 && p.bins <= kMaxSharedBins16;
     const std::size_t bytes = dynamicShared ? std::size_t(kSubHistograms) * p.bins * sizeof(unsigned) : 0;
-    if constexpr (sizeof(T) == 1 && CH == 4 && KIND == HisteqKind::Luma) {
+    if constexpr (sizeof(T) == 1 && (CH == 4 || CH == 3) && KIND == HisteqKind::Luma) {
         if (p.claheLumaChunks) {
-            if (stats) claheHistogramLuma8<true><<<grid, kThreads, 0, stream>>>(p);
-            else claheHistogramLuma8<false><<<grid, kThreads, 0, stream>>>(p);
+            if (stats) claheHistogramLuma8<CH, true><<<grid, kThreads, 0, stream>>>(p);
+            else claheHistogramLuma8<CH, false><<<grid, kThreads, 0, stream>>>(p);
             return;
         }
     }
@@ -1396,10 +1504,10 @@ void applyTyped(const HisteqParams& p, cudaStream_t stream) {
             return;
         }
     }
-    if constexpr (CH == 4 && sizeof(T) == 1 && KIND == HisteqKind::Luma) {
+    if constexpr ((CH == 4 || CH == 3) && sizeof(T) == 1 && KIND == HisteqKind::Luma) {
         if (p.claheLumaChunks && p.bandRows > 0) {
             const dim3 bands(claheBandStrips(p), (p.height + p.bandRows - 1) / p.bandRows);
-            launchAfterHistogram(claheBandsLuma8, bands, dim3(kThreads), p.bandSharedBytes, stream, p);
+            launchAfterHistogram(claheBandsLuma8<CH>, bands, dim3(kThreads), p.bandSharedBytes, stream, p);
             return;
         }
     }
@@ -1464,7 +1572,7 @@ void launchApply(const HisteqParams& p, cudaStream_t stream) {
 }
 
 int claheBandSharedBytes(const HisteqParams& p, int bandRows) {
-    const bool chunks = p.channels <= 2 ? p.vectorized : p.channels == 4 && p.claheLumaChunks;
+    const bool chunks = p.channels <= 2 ? p.vectorized : p.claheLumaChunks;
     if (!p.clahe || p.u16 || !chunks) return 0;
     return claheBandBytes(p.channels, p.tileWidth, p.tileHeight, p.tilesX, p.tilesY, bandRows);
 }
@@ -1472,7 +1580,7 @@ int claheBandSharedBytes(const HisteqParams& p, int bandRows) {
 int claheBandBytes(int channels, int tileWidth, int tileHeight, int tilesX, int tilesY, int bandRows) {
     // Tile regions (t of tilePosition) a span of n pixels meets, one more for the float rounding at the ends.
     auto regions = [](int n, int tile, int tiles) { return std::min((n - 1) / tile + 3, tiles + 1); };
-    const int stripPixels = 32 * (16 / channels);
+    const int stripPixels = 32 * chunkPixels(channels);
     const int bytes =
         regions(stripPixels, tileWidth, tilesX) * regions(bandRows, tileHeight, tilesY) * 256 * int(sizeof(unsigned));
     return bytes <= kSharedLutLimit ? bytes : 0;
@@ -1484,10 +1592,16 @@ int claheBandBlocksPerSm(int channels, int sharedBytes) {
         CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, sharedBytes));
         return std::max(blocks, 1);
     };
-    return perSm(channels == 1 ? claheBandsGray8<1> : channels == 2 ? claheBandsGray8<2> : claheBandsLuma8);
+    return perSm(channels == 1   ? claheBandsGray8<1>
+                 : channels == 2 ? claheBandsGray8<2>
+                 : channels == 3 ? claheBandsLuma8<3>
+                                 : claheBandsLuma8<4>);
 }
 
-int claheBandStrips(const HisteqParams& p) { return ((p.width + 16 / p.channels - 1) / (16 / p.channels) + 31) / 32; }
+int claheBandStrips(const HisteqParams& p) {
+    const int n = chunkPixels(p.channels);
+    return ((p.width + n - 1) / n + 31) / 32;
+}
 
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
     const int blocks = globalBlocks(p);
@@ -1504,31 +1618,40 @@ void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream) {
     CUDAFILTERS_CHECK_LAUNCH("histeq global apply kernel");
 }
 
-void launchGlobalLuma8(const HisteqParams& p, cudaStream_t stream) {
+template <int CH> void launchGlobalLuma8Typed(const HisteqParams& p, cudaStream_t stream) {
     const long long needed = ((long long)p.chunksPerRow * p.height + kThreads - 1) / kThreads;
     auto blocks = [&](int perSm) {
         return int(std::max(1LL, std::min(needed, (long long)std::max(perSm, 1) * std::max(p.multiprocessors, 1))));
     };
     const int histogramBlocks = blocks(p.lumaBlocksPerSm.histogram), applyBlocks = blocks(p.lumaBlocksPerSm.apply);
     const bool blockLut = p.smoothTarget == 0;
-    if (blockLut) globalHistogramLuma8<false><<<histogramBlocks, kThreads, 0, stream>>>(p);
-    else globalHistogramLuma8<true><<<histogramBlocks, kThreads, 0, stream>>>(p);
+    if (blockLut) globalHistogramLuma8<CH, false><<<histogramBlocks, kThreads, 0, stream>>>(p);
+    else globalHistogramLuma8<CH, true><<<histogramBlocks, kThreads, 0, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("histeq global luma histogram kernel");
-    launchAfterHistogram(blockLut ? globalApplyLuma8<true> : globalApplyLuma8<false>, dim3(applyBlocks),
+    launchAfterHistogram(blockLut ? globalApplyLuma8<CH, true> : globalApplyLuma8<CH, false>, dim3(applyBlocks),
                          dim3(kThreads), 0, stream, p);
     CUDAFILTERS_CHECK_LAUNCH("histeq global luma apply kernel");
 }
 
-GlobalLumaBlocks globalLuma8BlocksPerSm() {
+void launchGlobalLuma8(const HisteqParams& p, cudaStream_t stream) {
+    if (p.channels == 3) launchGlobalLuma8Typed<3>(p, stream);
+    else launchGlobalLuma8Typed<4>(p, stream);
+}
+
+template <int CH> GlobalLumaBlocks globalLuma8BlocksPerSmTyped() {
     auto perSm = [](void (*kernel)(HisteqParams)) {
         int blocks = 0;
         CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0));
         return std::max(blocks, 1);
     };
     GlobalLumaBlocks b;
-    b.histogram = std::min(perSm(globalHistogramLuma8<false>), perSm(globalHistogramLuma8<true>));
-    b.apply = std::min(perSm(globalApplyLuma8<false>), perSm(globalApplyLuma8<true>));
+    b.histogram = std::min(perSm(globalHistogramLuma8<CH, false>), perSm(globalHistogramLuma8<CH, true>));
+    b.apply = std::min(perSm(globalApplyLuma8<CH, false>), perSm(globalApplyLuma8<CH, true>));
     return b;
+}
+
+GlobalLumaBlocks globalLuma8BlocksPerSm(int channels) {
+    return channels == 3 ? globalLuma8BlocksPerSmTyped<3>() : globalLuma8BlocksPerSmTyped<4>();
 }
 
 void prepareGlobalGray8() {

@@ -71,7 +71,7 @@ struct HisteqParams {
     // zeroes histNext, the other buffer of the pair, for the next frame.
     std::uint32_t* histNext = nullptr;
     int chunksPerRow = 0;        // 16-byte aligned chunks a row touches (an upper bound when the pitch is not 16k);
-                                 // GlobalLuma::Chunks: chunks of 4 pixels (the last one partial)
+                                 // GlobalLuma::Chunks: chunks of 4 pixels, or 16 of 3 channels (the last partial)
     GlobalLumaBlocks lumaBlocksPerSm;  // GlobalLuma::Chunks (which also takes histNext, chunksPerRow, multiprocessors)
     bool sameAlignment = false;  // src and dst rows congruent mod 16: full chunks are stored as 16 bytes
     int multiprocessors = 0;
@@ -84,7 +84,7 @@ struct HisteqParams {
 };
 
 // How global equalization of one-channel u8 frames without temporal smoothing runs (the other plans take LastBlockLut,
-// except 4-channel u8 frames in luma mode: GlobalLuma).
+// except 4- and 3-channel u8 frames in luma mode: GlobalLuma).
 enum class GlobalVariant : int {
     // The tile kernels with one tile: the histogram kernel's last block builds the LUT, then the apply kernel.
     LastBlockLut = 0,
@@ -117,13 +117,14 @@ constexpr int kClaheApplyVariants = 2;
 constexpr int kMaxBandRows = 64;
 const char* claheApplyName(ClaheApply v);
 
-// How global equalization of 4-channel u8 frames in luma mode runs when src and dst rows are 16-byte aligned
+// How global equalization of 4- and 3-channel u8 frames in luma mode runs when src and dst rows are 16-byte aligned
 // (base addresses and pitches); other alignments take Pixels.
 enum class GlobalLuma : int {
     // The tile kernels with one tile: a histogram block per row band, one pixel per thread; the last histogram block
     // builds the LUT; the apply kernel one pixel (one word) per thread.
     Pixels = 0,
-    // Blocks of 256 threads looping over the frame in 16-byte chunks of 4 pixels, one shared histogram per warp with
+    // Blocks of 256 threads looping over the frame in 16-byte chunks of 4 pixels (3 channels: 48-byte chunks of 16
+    // pixels, three 16-byte loads and stores), one shared histogram per warp with
     // lanes of equal flat chunks counted together; the apply blocks build the LUT from the histogram (as
     // GlobalVariant::BlockLut) or, under temporal smoothing, stage the one the last histogram block built. The apply
     // kernel is a programmatic dependent of the histogram kernel where the device runs it (overlapSupported()).
@@ -131,15 +132,16 @@ enum class GlobalLuma : int {
 };
 const char* globalLumaName(GlobalLuma v);
 
-// How CLAHE of 4-channel u8 frames in luma mode runs when src and dst rows are 16-byte aligned (base addresses and
+// How CLAHE of 4- and 3-channel u8 frames in luma mode runs when src and dst rows are 16-byte aligned (base addresses and
 // pitches) and a band's LUT quads fit a block's shared memory (claheLumaChunksApply); other frames take Pixels.
 enum class ClaheLuma : int {
     // The tile kernels: histogramKernel one pixel per thread (three byte loads), applyKernel one pixel (one word) per
     // thread with its tile coordinates and four LUT reads through the read-only cache.
     Pixels = 0,
-    // claheHistogramLuma8: histogramKernel's blocks per tile reading 16-byte chunks of 4 pixels, one shared histogram
-    // per warp, lanes of equal flat chunks counted together; claheBandsLuma8: the band kernel of ClaheApply::Bands
-    // over strips of 32 chunks (128 pixels), one LUT quad per pixel from shared memory, a chunk stored as 16 bytes.
+    // claheHistogramLuma8: histogramKernel's blocks per tile reading 16-byte chunks of 4 pixels (3 channels: 48 bytes,
+    // 16 pixels), one shared histogram per warp, lanes of equal flat chunks counted together; claheBandsLuma8: the band
+    // kernel of ClaheApply::Bands over strips of 32 chunks (128 pixels; 512 of 3 channels), one LUT quad per pixel
+    // from shared memory, a chunk stored as 16 (48) bytes.
     Chunks = 1,
 };
 const char* claheLumaName(ClaheLuma v);
@@ -151,11 +153,14 @@ struct KernelVariants {
     GlobalVariant global = GlobalVariant::BlockLutOverlapped;
     // H100, RGBA global luma (bench-histeq, 2026-11-26): pixels 38.4 / 116.8 µs at 1080p / 4K (the tile kernels
     // before pixel words: ~127 µs at 4K), chunks 22.3 / 52.5; on colour bars 38.6 / 116.3 and 17.4 / 46.2.
+    // RGB (3 channels, 48-byte chunks): pixels 48.0 / 170.5, chunks 18.1 / 40.9; on colour bars 48.5 / 170.8 and
+    // 16.2 / 36.2.
     GlobalLuma globalLuma = GlobalLuma::Chunks;
     ClaheApply claheApply = ClaheApply::Bands;
     // H100, RGBA CLAHE 8×8 clip 2 luma (bench-histeq, 2026-11-26): pixels 46.4 / 136.9 µs at 1080p / 4K, chunks
     // 26.5 / 61.5; on colour bars 45.4 / 135.7 and 21.7 / 54.6. At 4K (Nsight Compute, serialized): histogram 78 →
-    // 31 µs, apply 48 → 29 µs.
+    // 31 µs, apply 48 → 29 µs. RGB: pixels 50.9 / 180.4, chunks 21.1 / 54.5; on colour bars 51.9 / 180.4 and
+    // 20.5 / 52.1.
     ClaheLuma claheLuma = ClaheLuma::Chunks;
     // Histogram blocks of the tile kernels per SM (split among the tiles); 0: the default (2; 4 for ClaheLuma::Chunks).
     int histogramBlocksPerSm = 0;
@@ -167,13 +172,13 @@ struct KernelVariants {
 void launchHistogram(const HisteqParams& p, cudaStream_t stream);
 void launchApply(const HisteqParams& p, cudaStream_t stream);
 // ClaheApply::Bands: the shared memory a band of p's frame stages (an upper bound), or 0 where Bands does not apply
-// (p.vectorized u8 planes and Y/chroma pairs, p.claheLumaChunks 4-channel pixels, within the static shared memory of
+// (p.vectorized u8 planes and Y/chroma pairs, p.claheLumaChunks 4- and 3-channel pixels, within the static shared memory of
 // a block).
 int claheBandSharedBytes(const HisteqParams& p, int bandRows);
-// The same for a frame of u8 pixels of `channels` channels (1, 2 or 4: 16 / channels pixels per chunk) on a tilesX ×
+// The same for a frame of u8 pixels of `channels` channels (1, 2, 4: 16 / channels pixels per chunk; 3: 16) on a tilesX ×
 // tilesY grid of tileWidth × tileHeight tiles.
 int claheBandBytes(int channels, int tileWidth, int tileHeight, int tilesX, int tilesY, int bandRows);
-// Blocks of the band kernel for p.channels (1, 2 or 4) an SM holds with that shared memory, and the strips across
+// Blocks of the band kernel for p.channels (1 to 4) an SM holds with that shared memory, and the strips across
 // p's frame.
 int claheBandBlocksPerSm(int channels, int sharedBytes);
 int claheBandStrips(const HisteqParams& p);
@@ -186,14 +191,14 @@ bool overlapSupported();
 // for launchGlobalGray8.
 void launchGlobalLuma8(const HisteqParams& p, cudaStream_t stream);
 // Their blocks per SM on the current device (an occupancy query: once per equalizer, not per frame).
-GlobalLumaBlocks globalLuma8BlocksPerSm();
+GlobalLumaBlocks globalLuma8BlocksPerSm(int channels);
 // Whether a CudaEqualizer made with `variants` for `plan` runs the frame src → dst through launchGlobalLuma8: global
-// mode, u8, 4 channels in luma mode, GlobalLuma::Chunks, and both images' base addresses and pitches multiples of 16.
+// mode, u8, 4 or 3 channels in luma mode, GlobalLuma::Chunks, and both images' base addresses and pitches multiples of 16.
 // The equalizer decides by this function.
 bool globalLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
                            const ImageView& dst);
 // Whether a CudaEqualizer made with `variants` for `plan` runs the frame src → dst through the ClaheLuma::Chunks
-// kernels: CLAHE, u8, 4 channels in luma mode, ClaheLuma::Chunks, both images' base addresses and pitches multiples of
+// kernels: CLAHE, u8, 4 or 3 channels in luma mode, ClaheLuma::Chunks, both images' base addresses and pitches multiples of
 // 16, and the LUT quads of a band (variants.bandRows rows, else 8, the least the equalizer takes) within a block's
 // shared memory. The equalizer decides by this function.
 bool claheLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
