@@ -16,6 +16,7 @@
 #include <cudafilters/cuda_raii.hpp>
 #endif
 
+#include <array>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -1054,6 +1055,17 @@ std::string joined(const std::vector<std::string>& names) {
     return all;
 }
 
+// A captured frame's two kernels: the chunk path's pair (instantiated for `channels`) where `chunks`, else the tile
+// kernels.
+void expectFrameKernels(const std::vector<std::string>& names, const std::array<const char*, 2>& chunkKernels,
+                        bool chunks, int channels, const std::string& what) {
+    EXPECT_EQ(names.size(), 2u) << what;
+    for (const char* kernel : chunkKernels) EXPECT_EQ(anyNameHolds(names, kernel), chunks) << what;
+    EXPECT_TRUE(!chunks || kernelsOfChannels(names, channels)) << what;
+    EXPECT_EQ(anyNameHolds(names, "histogramKernel"), !chunks) << what;
+    EXPECT_EQ(anyNameHolds(names, "applyKernel"), !chunks) << what;
+}
+
 // Plans outside a chunk path: its decision says no, and a captured frame of 64 × 32 holds none of its kernels.
 template <std::size_t N>
 void expectNotTaken(const EqualizePlan (&plans)[N], const detail::KernelVariants& variants, ChunksApply applies,
@@ -1164,12 +1176,7 @@ TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
                 const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
                                          (d.statistics ? "statistics " : "") + detail::globalLumaName(v) + " " +
                                          placementName(at) + ": " + joined(names);
-                EXPECT_EQ(names.size(), 2u) << what;
-                EXPECT_EQ(anyNameHolds(names, "globalHistogramLuma8"), chunks) << what;
-                EXPECT_EQ(anyNameHolds(names, "globalApplyLuma8"), chunks) << what;
-                EXPECT_TRUE(!chunks || kernelsOfChannels(names, layout.channels)) << what;
-                EXPECT_EQ(anyNameHolds(names, "histogramKernel"), !chunks) << what;
-                EXPECT_EQ(anyNameHolds(names, "applyKernel"), !chunks) << what;
+                expectFrameKernels(names, {"globalHistogramLuma8", "globalApplyLuma8"}, chunks, layout.channels, what);
                 EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
             }
     // Other plans never take them: CLAHE, per-channel (4 and 3 channels), u16 (4 and 3 channels).
@@ -1364,12 +1371,7 @@ TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
                                              (d.statistics ? "statistics " : "") + detail::claheLumaName(v) + " " +
                                              sizeName(g.size) + " grid " + std::to_string(g.tx) + "x" +
                                              std::to_string(g.ty) + " " + placementName(at) + ": " + joined(names);
-                    EXPECT_EQ(names.size(), 2u) << what;
-                    EXPECT_EQ(anyNameHolds(names, "claheHistogramLuma8"), chunks) << what;
-                    EXPECT_EQ(anyNameHolds(names, "claheBandsLuma8"), chunks) << what;
-                    EXPECT_TRUE(!chunks || kernelsOfChannels(names, layout.channels)) << what;
-                    EXPECT_EQ(anyNameHolds(names, "histogramKernel"), !chunks) << what;
-                    EXPECT_EQ(anyNameHolds(names, "applyKernel"), !chunks) << what;
+                    expectFrameKernels(names, {"claheHistogramLuma8", "claheBandsLuma8"}, chunks, layout.channels, what);
                     EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
                 }
     // Other plans never take them: global luma, per-channel CLAHE (4 and 3 channels), u16 (4 and 3 channels).
