@@ -768,6 +768,93 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
 #endif
 }
 
+// The one-channel u8 streaming kernel (KernelVariants::separable 6 and 7) sums as the tile kernel does: the same bytes
+// on every border, with bias and |.|, frames narrower than a strip, widths not a multiple of 4, frames of K rows or
+// fewer, many strips and segments (chunks cut short by the segment's end), destination rows aligned to 4 bytes only;
+// and within 1 of the reference. Source rows not 16-byte aligned, destinations not 4-byte aligned, sizes other than
+// 15 and 31, 16-bit samples, several channels and a Border::Constant value that is not a byte are not taken.
+TEST(SeparableGray8, SameBytesAsTheTileKernel) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Shape {
+        int w, h;
+        Border border;
+        bool absolute;
+        std::size_t dstPitch = 0;  // given: rows aligned to 4 bytes but not 16
+    };
+    const Shape shapes[] = {
+        {3840, 300, Border::Reflect101, false},
+        {1921, 1081, Border::Replicate, false},
+        {1283, 1080, Border::Reflect, true},
+        {129, 77, Border::Reflect, false},
+        {200, 150, Border::Constant, false},
+        {7, 3, Border::Constant, true},
+        {1, 1, Border::Wrap, false},
+        {66, 700, Border::Wrap, false},
+        {385, 31, Border::Reflect101, false},
+        {4096, 16, Border::Replicate, true},
+        {517, 263, Border::Reflect101, false, 524},
+    };
+    for (int k : {15, 31})
+        for (const Shape& c : shapes) {
+            ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
+            d.border = c.border;
+            d.borderValue = 200;
+            d.bias = c.absolute ? -90 : 0;
+            d.absolute = c.absolute;
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+            ASSERT_TRUE(plan.separable);
+            HostImage input(c.w, c.h, 1, SampleType::U8);
+            input.fillRandom(k * 7 + c.w + c.h);
+            DevicePlane src(c.w, c.h, 1, SampleType::U8, false);
+            src.upload(input);
+            std::vector<HostImage> outs;
+            const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h);
+            for (int v : {0, 6, 7}) {
+                DevicePlane dst(c.w, c.h, 1, SampleType::U8, false, c.dstPitch);
+                dst.poisonRows();
+                const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+                EXPECT_TRUE(cuda_detail::separableGray8Applies(SampleType::U8, k, frame)) << what;
+                cuda_detail::KernelVariants variants;
+                variants.separable = v;
+                cuda_detail::launchSeparable(SampleType::U8, k, frame, plan.row.data(), plan.column.data(), nullptr,
+                                             variants);
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                EXPECT_TRUE(dst.paddingIntact()) << what << " variant " << v;
+                outs.push_back(dst.download());
+            }
+            for (int i : {1, 2}) {
+                const Difference same = compareImages(outs[i], outs[0]);
+                EXPECT_EQ(same.differing, 0) << what << " variant " << (i == 1 ? 6 : 7) << ": " << describe(same);
+            }
+            const Difference diff = compareImages(outs[1], runBackend(Backend::Reference, plan, input));
+            EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
+        }
+
+    ConvolveDesc d = presetDesc(Preset::Gaussian, 15, 4.5);
+    const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+    DevicePlane aligned(300, 40, 1, SampleType::U8, false), odd(300, 40, 1, SampleType::U8, true);
+    DevicePlane dstAligned(300, 40, 1, SampleType::U8, false);
+    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15,
+                                                    cuda_detail::makeFrame(plan, odd.view, dstAligned.view)));
+    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15,
+                                                    cuda_detail::makeFrame(plan, aligned.view, odd.view)));
+    const cuda_detail::ConvFrame good = cuda_detail::makeFrame(plan, aligned.view, dstAligned.view);
+    EXPECT_TRUE(cuda_detail::separableGray8Applies(SampleType::U8, 15, good));
+    for (int k : {7, 9, 13}) EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, k, good)) << k;
+    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U16, 15, good));
+    cuda_detail::ConvFrame constant = good;
+    constant.border = Border::Constant;
+    constant.borderValue = 12.5f;
+    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15, constant));
+    constant.borderValue = 12.f;
+    EXPECT_TRUE(cuda_detail::separableGray8Applies(SampleType::U8, 15, constant));
+    cuda_detail::ConvFrame rgba = good;
+    rgba.inChannels = rgba.outChannels = 4;
+    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15, rgba));
+#endif
+}
+
 // The engine's device-to-device plane copy (the convolver's copy path, the executor's plane copies): 16-byte, 4-byte
 // and byte words, odd pitches, planes of one pixel; the padding around the rows untouched; mismatched views refused.
 TEST(DeviceCopy, CopiesPlanesOfEveryAlignment) {

@@ -60,6 +60,8 @@ struct KernelVariants {
     // below), else as 2. H200, 2026-11-24 (sixth session): 4K RGBA Gaussian K = 15 / 31 152 / 228 µs against the
     // per-channel tile kernel's 212 / 354, 1080p K = 31 75 against 98; 4K GRAY8 K = 31 59 against 66; the tile
     // kernel stays faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels for colour at K ≤ 9.
+    // 6: the one-channel u8 streaming kernel (convolve_separable_gray8.cu, K = 15 and 31) wherever it applies, two
+    // barriers a chunk; 7: the same with one barrier a chunk; elsewhere as 5.
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
@@ -88,7 +90,7 @@ struct KernelVariants {
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kSeparableVariants = 6;
+constexpr int kSeparableVariants = 8;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
 // Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
@@ -105,6 +107,14 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 // returns false and launches nothing. waves: how many waves of blocks the row segments are sized for.
 bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                            cudaStream_t stream, int waves);
+
+// The one-channel u8 streaming separable kernel (convolve_separable_gray8.cu): K = 15 and 31, source rows 16-byte
+// aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a borderValue that is a byte.
+// launchSeparableGray8 launches it and returns true where it applies, else returns false and launches nothing.
+// variant 0: two barriers a chunk; 1: one barrier a chunk and a ring twice the chunk taller.
+bool separableGray8Applies(SampleType type, int k, const ConvFrame& frame);
+bool launchSeparableGray8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                          cudaStream_t stream, int variant);
 
 // The register-window kernels (convolve_register_window.cu; u8 rows 4-byte aligned, frames taller than K / 2, every
 // channel filtered or copied: 1 to 4 channels all filtered, or RGBA-like with the alpha copied; under

@@ -147,12 +147,15 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                      cudaStream_t stream, const KernelVariants& variants) {
     const bool large = largeFrame(frame);
-    const int v = variants.separable;
+    if ((variants.separable == 6 || variants.separable == 7) &&
+        launchSeparableGray8(type, k, frame, row, column, stream, variants.separable - 6))
+        return;
+    const int v = variants.separable >= 6 ? 5 : variants.separable;
     const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));
     const int waves = v == 4 || (v == 5 && large) ? 2 : 1;
     if (streaming && launchSeparableStream(type, k, frame, row, column, stream, waves)) return;
-    if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream, variants.separable);
-    else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream, variants.separable);
+    if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream, v);
+    else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream, v);
 }
 
 }  // namespace cudafilters::cuda_detail

@@ -178,6 +178,40 @@ template <int CH> __device__ __forceinline__ void storePixel(std::uint8_t* row, 
     }
 }
 
+// Counts the lumas of a whole chunk through countRun(level, n). A flat chunk (one luma) counts once for all the lanes
+// whose chunks hold that luma in the same group (__match_any_sync: a flat area costs one atomic per warp, not 32 on
+// one bank); other chunks by runs of equal lumas. group < 2 (CLAHE: rows in the frame 0, padding rows 1).
+template <int CH, typename CountRun>
+__device__ __forceinline__ void countChunkLumas(const ChunkData<CH>& q, const WordOrder& order, unsigned group,
+                                                CountRun&& countRun) {
+    constexpr int kPixels = chunkPixels(CH);
+    unsigned luma[kPixels];
+    bool flat = true;
+#pragma unroll
+    for (int j = 0; j < kPixels; ++j) {
+        luma[j] = unsigned(lumaOfPixel(chunkPixel<CH>(q, j), order));
+        flat = flat && luma[j] == luma[0];
+    }
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned peers = __match_any_sync(__activemask(), flat ? luma[0] | group << 8 : 512u + lane);
+    if (flat) {
+        if (lane == unsigned(__ffs(peers) - 1)) countRun(luma[0], unsigned(kPixels) * unsigned(__popc(peers)));
+        return;
+    }
+    unsigned level = luma[0], run = 1;
+#pragma unroll
+    for (int j = 1; j < kPixels; ++j) {
+        if (luma[j] == level) {
+            ++run;
+        } else {
+            countRun(level, run);
+            level = luma[j];
+            run = 1;
+        }
+    }
+    countRun(level, run);
+}
+
 // A chunk at a 16-byte aligned address: plain loads (src may be dst), read-only loads, stores.
 template <int CH> __device__ __forceinline__ ChunkData<CH> loadChunkAt(const std::uint8_t* at) {
     const uint4* q = reinterpret_cast<const uint4*>(at);
@@ -447,9 +481,8 @@ __device__ bool lastToArrive(std::uint32_t* counter, unsigned blocks) {
 // kernels histogramKernel and claheHistogramLuma8 (ClaheLuma::Chunks) below.
 //
 // VEC with CH == 4 or 3 (4- or 3-channel u8 luma, rows 16-byte aligned): chunks of 4 pixels (16 bytes) or 16 pixels
-// (48 bytes, chunkPixels), one shared histogram per warp. A
-// chunk of one luma counts with one atomic for all the lanes whose chunks hold that luma and lie on the same side of
-// the frame's last row (__match_any_sync, as globalHistogramLuma8); other chunks by runs of equal lumas.
+// (48 bytes, chunkPixels), one shared histogram per warp, counted by countChunkLumas with the rows in the frame and
+// the padding rows in groups of their own.
 
 template <typename T, int CH, HisteqKind KIND, bool VEC, bool STATS>
 __device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
@@ -534,43 +567,11 @@ __device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
             }
         }
     };
-    constexpr int kChunkPixels = chunkPixels(CH);
-    auto countLumaChunk = [&](const auto& q, int y) {  // generic: instantiated for kLumaChunks only
-        const WordOrder order = wordOrder(p);
-        unsigned luma[kChunkPixels];
-        bool flat = true;
-#pragma unroll
-        for (int j = 0; j < kChunkPixels; ++j) {
-            luma[j] = unsigned(lumaOfPixel(chunkPixel<CH>(q, j), order));
-            flat = flat && luma[j] == luma[0];
-        }
-        const bool inFrame = y < p.height;
-        const unsigned lane = threadIdx.x & 31;
-        const unsigned key = flat ? luma[0] | (inFrame ? 0u : 256u) : 512u + lane;
-        const unsigned peers = __match_any_sync(__activemask(), key);
-        if (flat) {
-            if (lane == unsigned(__ffs(peers) - 1))
-                countRun(luma[0], unsigned(kChunkPixels) * unsigned(__popc(peers)), inFrame);
-            return;
-        }
-        unsigned level = luma[0], run = 1;
-#pragma unroll
-        for (int j = 1; j < kChunkPixels; ++j) {
-            if (luma[j] == level) {
-                ++run;
-            } else {
-                countRun(level, run, inFrame);
-                level = luma[j];
-                run = 1;
-            }
-        }
-        countRun(level, run, inFrame);
-    };
 
     if constexpr (VEC) {
         // 16 / (CH · sample size) pixels per item from 16-byte aligned chunks, (row, chunk) items spread over all the
         // tile's blocks; partial chunks and padding sample by sample.
-        constexpr int PPC = kLumaChunks ? kChunkPixels : 16 / (CH * int(sizeof(T)));
+        constexpr int PPC = kLumaChunks ? chunkPixels(CH) : 16 / (CH * int(sizeof(T)));
         const int c0 = x0 & ~(PPC - 1);
         const int chunks = (x1 - c0 + PPC - 1) / PPC;
         const int items = chunks * (y1 - y0);
@@ -605,7 +606,9 @@ __device__ __forceinline__ void tileHistogram(const HisteqParams& p) {
                 const int y = ys[k], c = cs[k];
                 if (whole[k]) {
                     if constexpr (kLumaChunks) {
-                        countLumaChunk(q[k], y);
+                        const bool inFrame = y < p.height;
+                        countChunkLumas<CH>(q[k], wordOrder(p), inFrame ? 0u : 1u,
+                                            [&](unsigned level, unsigned n) { countRun(level, n, inFrame); });
                     } else {
                         const unsigned w[4] = {q[k].x, q[k].y, q[k].z, q[k].w};
 #pragma unroll
@@ -1327,19 +1330,15 @@ __global__ void __launch_bounds__(kGlobalThreads) globalApplyGray8(const HisteqP
 // histogram each (the histogram pair of the block-LUT kernels); with it the histogram kernel's last block builds the
 // smoothed LUT into p.luts (buildTileLut, the temporal state of the tile kernels) and the apply blocks stage it.
 
-// One shared histogram per warp. A chunk of one luma counts with one atomic for all the lanes whose chunks hold that
-// luma (__match_any_sync: a flat area costs one atomic per warp and 128 pixels, not 32 atomics on one bank); other
-// chunks by runs of equal lumas. LAST_BLOCK_LUT (temporal smoothing): the last block builds p.luts from p.hist as the
+// One shared histogram per warp, counted by countChunkLumas. LAST_BLOCK_LUT (temporal smoothing): the last block builds p.luts from p.hist as the
 // tile kernels do (statistics first, the state updated, p.hist left zeroed); otherwise block 0 zeroes p.histNext.
 template <int CH, bool LAST_BLOCK_LUT>
 __global__ void __launch_bounds__(kThreads) globalHistogramLuma8(const HisteqParams p) {
     constexpr int kWarps = kThreads / 32;
-    constexpr int kPixels = chunkPixels(CH);
     __shared__ unsigned sHist[kWarps][256];
     __shared__ unsigned scratch[kWarps];
     releaseDependents();
     const WordOrder order = wordOrder(p);
-    const int lane = threadIdx.x & 31;
     unsigned* h = sHist[threadIdx.x >> 5];
     forEachChunk<CH, kThreads>(
         p,
@@ -1350,30 +1349,7 @@ __global__ void __launch_bounds__(kThreads) globalHistogramLuma8(const HisteqPar
         },
         [&](const Chunk& c, const ChunkData<CH>& q) {
             if (c.full) {
-                unsigned y[kPixels];
-                bool flat = true;
-#pragma unroll
-                for (int j = 0; j < kPixels; ++j) {
-                    y[j] = unsigned(lumaOfPixel(chunkPixel<CH>(q, j), order));
-                    flat = flat && y[j] == y[0];
-                }
-                const unsigned peers = __match_any_sync(__activemask(), flat ? y[0] : 256u + unsigned(lane));
-                if (flat) {
-                    if (lane == __ffs(peers) - 1) atomicAdd(&h[y[0]], unsigned(kPixels) * unsigned(__popc(peers)));
-                } else {
-                    unsigned level = y[0], run = 1;
-#pragma unroll
-                    for (int j = 1; j < kPixels; ++j) {
-                        if (y[j] == level) {
-                            ++run;
-                        } else {
-                            atomicAdd(&h[level], run);
-                            level = y[j];
-                            run = 1;
-                        }
-                    }
-                    atomicAdd(&h[level], run);
-                }
+                countChunkLumas<CH>(q, order, 0u, [&](unsigned level, unsigned n) { atomicAdd(&h[level], n); });
             } else {
                 const std::uint8_t* row = rowOf<std::uint8_t>(p.src, p.srcPitch, c.y);
                 for (int x = c.x; x < p.width; ++x) atomicAdd(&h[lumaOfPixel(loadPixel<CH>(row, x), order)], 1u);
