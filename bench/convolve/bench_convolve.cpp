@@ -532,7 +532,7 @@ int main(int argc, char** argv) {
             ConvolvePlan sepPlan = gaussianPlan(1);
             if (k >= 7) {  // the tilings from K = 15, the streaming kernel (3, 4) from K = 7
                 for (int v = k >= 15 ? 0 : 3; v < cuda_detail::kSeparableVariants; ++v) {
-                    if (v == 5 || (v >= 6 && k < 15)) continue;  // 5 is the default, below; 6, 7 from K = 15
+                    if (v == 5 || (v >= 6 && k < 15)) continue;  // 5 is the default, below; 6 from K = 15
                     cuda_detail::KernelVariants variants;
                     variants.separable = v;
                     run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);

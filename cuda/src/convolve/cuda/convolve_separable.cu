@@ -4,6 +4,8 @@
 // column pass produces the outputs from it. Taps travel by value in the parameter block.
 #include "convolve_device.cuh"
 
+#include <algorithm>
+
 namespace cudafilters::cuda_detail {
 namespace {
 
@@ -147,10 +149,10 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                      cudaStream_t stream, const KernelVariants& variants) {
     const bool large = largeFrame(frame);
-    if ((variants.separable == 6 || variants.separable == 7) &&
-        launchSeparableGray8(type, k, frame, row, column, stream, variants.separable - 6))
+    if (variants.separable >= 5 &&
+        launchSeparableGray8(type, k, frame, row, column, stream, variants.separable == 5 ? 0 : (k == 15 ? 4 : 3)))
         return;
-    const int v = variants.separable >= 6 ? 5 : variants.separable;
+    const int v = std::min(variants.separable, 5);
     const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));
     const int waves = v == 4 || (v == 5 && large) ? 2 : 1;
     if (streaming && launchSeparableStream(type, k, frame, row, column, stream, waves)) return;

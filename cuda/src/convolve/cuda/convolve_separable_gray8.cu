@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Streaming fused separable K×K correlation of one-channel u8 frames (GRAY8, luma planes) at K = 15 and 31, laid out
-// so that nearly every issued instruction is an FMA. A block of 128 threads walks a strip of 128 pixels down a
-// segment of rows, 32 intermediate rows a chunk:
-// - row pass: a thread computes 32 consecutive outputs of one row straight from the source bytes, four 16-byte
-//   loads (issued one chunk ahead, during the previous chunk's column pass) turned into floats in registers: no
-//   staging in shared memory and no per-sample tests;
+// Streaming fused separable K×K correlation of one-channel u8 frames (GRAY8, luma and chroma planes) at K = 15 and
+// 31, laid out so that nearly every issued instruction is an FMA. A block of 256 threads walks a strip of 128 pixels
+// down a segment of rows, 32 intermediate rows a chunk:
+// - the chunk's source rows are staged as bytes in shared memory by cp.async (each 16-byte word once) while the
+//   previous chunk's column pass runs;
+// - row pass: a thread computes 16 consecutive outputs of one row from three staged words turned into floats in
+//   registers (no per-sample tests);
 // - the intermediate rows go into a ring of K − 1 + 32 rows in shared memory (its first rows stored a second time
 //   after the ring, so that no column window wraps);
-// - column pass: a thread computes 4 columns × 8 rows from 8 + K − 1 16-byte shared loads, rounds them four at a
+// - column pass: a thread computes 4 columns × 4 rows from 4 + K − 1 16-byte shared loads, rounds them four at a
 //   time and stores a 4-byte word per row.
 // Why: the streaming kernel of convolve_separable_stream.cu (every channel count, u8 and u16) issued 37.6 M warp
 // instructions for 4K GRAY8 K = 31, 46 % of them FMAs; the rest was its per-word placement, border and edge tests,
-// byte stores and ring arithmetic (H100, Nsight Compute, 2026-11-26).
+// byte stores and ring arithmetic (H100, Nsight Compute, 2026-11-26). Here 25.8 M, 71 % FMAs. Steps measured on the
+// H100 (4K K = 31, µs): 128 threads with 32 outputs each 77.7 (instruction-cache stalls 35 %); 256 threads with 16
+// 45.2; edge bytes staged by the whole block instead of the edge warp 41.5; 4 blocks per SM 39.5; source words
+// staged by cp.async instead of held in registers across the column pass 36.0. Not kept: strips of 256 pixels
+// (512 threads, 2 blocks per SM, half as many recomputed rows): 4K K = 15 23.2 against 23.8 µs, but 1080p K = 15
+// 13.5 against 10.7, K = 31 17.9 against 16.1.
 //
-// Runs whose 64 source bytes are not all inside the frame (the strips at the left and right edges) build their
-// words byte by byte through borderIndex; rows outside the frame map through borderIndex (Border::Constant: words of
+// Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
+// borderIndex, two bytes a thread; rows outside the frame map through borderIndex (Border::Constant: words of
 // borderValue's byte, so a borderValue that is not a byte leaves the frame to the other kernels). Each output sums
 // its taps in the tile kernel's order (convolve_separable.cu): the same bytes.
 #include "convolve_device.cuh"
+
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <atomic>
@@ -27,9 +35,9 @@ namespace cudafilters::cuda_detail {
 namespace {
 
 template <int K> struct Gray8Config {
-    static constexpr int THREADS = 256;
     static constexpr int TW = 128;                // strip width, pixels
     static constexpr int PX = 16;                 // row pass: outputs per thread (one run)
+    static constexpr int THREADS = TW / PX * 32;  // a warp a run
     static constexpr int RUNS = TW / PX;          // runs per intermediate row: one warp each
     static constexpr int PYC = 4;                 // column pass: rows per thread (4 columns each)
     static constexpr int BANDS = THREADS / (TW / 4);
@@ -71,64 +79,49 @@ __global__ void __launch_bounds__(Gray8Config<K>::THREADS, MIN_BLOCKS)
     // quarter warp take 8 consecutive rows of one run (their stores fall on distinct banks).
     const int runRow = t % 32;
     const int runX = Cfg::PX * (t / 32);      // first output of the run, in the strip
-    const int loadX = x0 + runX - Cfg::LEAD;  // first byte loaded
     const int run = t / 32;
 
-    // Span words (the strip row's 16-byte words, word w from byte x0 − LEAD + 16 w) not wholly inside the frame:
-    // word 0 where the strip starts the row, the words from rightOut on. The whole block stages their bytes for the
-    // next chunk into edgeWords during the column pass, and the runs take them from there, so that the strips at
-    // the frame's edges are not held up by one warp's byte loads.
-    __shared__ uint4 edgeWords[Cfg::CH][Cfg::SPAN];
+    // The strip row's source: SPAN 16-byte words, word w from byte x0 − LEAD + 16 w, staged for a chunk in `staged`
+    // (one spare word a row: a run's lanes read on distinct banks). Words inside the frame are copied by cp.async,
+    // each by one thread, while the previous chunk's column pass runs; words not wholly inside the frame (word 0
+    // where the strip starts the row, the words from rightOut on) are built byte by byte, 2 bytes a thread, so that
+    // the strips at the frame's edges are not held up by one warp.
+    __shared__ uint4 staged[Cfg::CH][Cfg::SPAN + 1];
     const int spanX = x0 - Cfg::LEAD;
     const bool leftOut = spanX < 0;
     const int rightOut = min(Cfg::SPAN, (f.width - spanX) / 16);
     const bool edgeBlock = leftOut || rightOut < Cfg::SPAN;
-    const int firstInside = leftOut ? 1 : 0, lastInside = rightOut - 1;
-    auto wordInside = [&](int q) { return run + q >= firstInside && run + q <= lastInside; };
-    const bool runInside = wordInside(0) && wordInside(Cfg::LOADS - 1);
-    // Word q of a run loads span word min(max(run + q, firstInside), lastInside): a word inside the row whatever q,
-    // so that the loads need no predicate (those outside are then replaced from edgeWords). Rows with no word
-    // inside (narrower than 16 bytes at the strip's start) load nothing.
-    const bool loads = firstInside <= lastInside;
-    int loadWord[Cfg::LOADS];
+    auto spanWordInside = [&](int w) { return w >= (leftOut ? 1 : 0) && w < rightOut; };
+    const uint4 borderWords = make_uint4(p.borderWord, p.borderWord, p.borderWord, p.borderWord);
+    auto stage = [&](int first) {
 #pragma unroll
-    for (int q = 0; q < Cfg::LOADS; ++q) loadWord[q] = min(max(run + q, firstInside), lastInside) - run;
-    auto stageEdges = [&](int first) {
-        const int row = t / 8, part = t % 8;  // 8 threads a row, 2 bytes of each word each
+        for (int k = 0; k < (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS; ++k) {
+            const int item = t + k * Cfg::THREADS, row = item / Cfg::SPAN, w = item % Cfg::SPAN;
+            if (row >= Cfg::CH || first + row >= total || !spanWordInside(w)) continue;
+            const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
+            if (gy >= 0)
+                __pipeline_memcpy_async(&staged[row][w], f.src + std::size_t(gy) * f.srcPitch + spanX + 16 * w, 16);
+            else
+                staged[row][w] = borderWords;
+        }
+        __pipeline_commit();
+        if (!edgeBlock) return;
+        constexpr int kPerRow = Cfg::THREADS / Cfg::CH, kBytes = 16 / kPerRow;  // threads a row, bytes a word each
+        const int row = t / kPerRow, part = t % kPerRow;
         if (first + row >= total) return;
         const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
         const std::uint8_t* src = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
-        auto stageWord = [&](int w) {
-            const int x = spanX + 16 * w + 2 * part;
-            unsigned pair = 0;
+        auto stageBytes = [&](int w) {
+            std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[row][w]) + kBytes * part;
+            const int x = spanX + 16 * w + kBytes * part;
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
+            for (int e = 0; e < kBytes; ++e) {
                 const int gx = borderIndex(x + e, f.width, f.border);
-                pair |= (src == nullptr || gx < 0 ? p.borderWord & 0xFFu : unsigned(__ldg(src + gx))) << (8 * e);
+                word[e] = std::uint8_t(src == nullptr || gx < 0 ? p.borderWord : unsigned(__ldg(src + gx)));
             }
-            reinterpret_cast<unsigned short*>(&edgeWords[row][w])[part] = static_cast<unsigned short>(pair);
         };
-        if (leftOut) stageWord(0);
-        for (int w = rightOut; w < Cfg::SPAN; ++w) stageWord(w);
-    };
-
-    uint4 words[Cfg::LOADS];
-    // The source words of this thread's run in the chunk starting at intermediate row `first` that lie inside the
-    // frame (the others come from edgeWords when the row pass starts).
-    auto fetch = [&](int first) {
-        const int i = first + runRow;
-        if (i >= total) return;
-        const int gy = borderIndex(y0 - Cfg::R + i, f.height, f.border);
-        if (gy < 0) {
-#pragma unroll
-            for (int q = 0; q < Cfg::LOADS; ++q) words[q] = make_uint4(p.borderWord, p.borderWord, p.borderWord, p.borderWord);
-            return;
-        }
-        const uint4* at = reinterpret_cast<const uint4*>(f.src + std::size_t(gy) * f.srcPitch + loadX);
-        if (loads) {
-#pragma unroll
-            for (int q = 0; q < Cfg::LOADS; ++q) words[q] = __ldg(at + loadWord[q]);
-        }
+        if (leftOut) stageBytes(0);
+        for (int w = rightOut; w < Cfg::SPAN; ++w) stageBytes(w);
     };
 
     // Column pass: this thread's 4 columns (its lane) and band of PYC rows (its warp).
@@ -139,19 +132,15 @@ __global__ void __launch_bounds__(Gray8Config<K>::THREADS, MIN_BLOCKS)
 
     int slot = runRow;  // ring slot of this thread's row-pass row
     int outDone = 0;
-    if (edgeBlock) {
-        stageEdges(0);
-        __syncthreads();
-    }
-    fetch(0);
+    stage(0);
+    __pipeline_wait_prior(0);
+    __syncthreads();
     for (int first = 0; first < total; first += Cfg::CH) {
         const int rows = min(Cfg::CH, total - first);
         if (runRow < rows) {
-            if (!runInside) {
+            uint4 words[Cfg::LOADS];
 #pragma unroll
-                for (int q = 0; q < Cfg::LOADS; ++q)
-                    if (!wordInside(q)) words[q] = edgeWords[runRow][run + q];
-            }
+            for (int q = 0; q < Cfg::LOADS; ++q) words[q] = staged[runRow][run + q];
             float acc[Cfg::PX];
 #pragma unroll
             for (int i = 0; i < Cfg::PX; ++i) acc[i] = 0.f;
@@ -184,10 +173,8 @@ __global__ void __launch_bounds__(Gray8Config<K>::THREADS, MIN_BLOCKS)
             }
         }
         slot = slot + Cfg::CH >= Cfg::RING ? slot + Cfg::CH - Cfg::RING : slot + Cfg::CH;
-        fetch(first + Cfg::CH);
         __syncthreads();
-
-        if (edgeBlock) stageEdges(first + Cfg::CH);  // read by the next row pass, after the barrier below
+        stage(first + Cfg::CH);  // read by the next row pass, after the barrier below
 
         // Column pass over the output rows whose K intermediate rows are now in the ring.
         const int ready = min(outRows, first + rows - (K - 1));
@@ -230,6 +217,7 @@ __global__ void __launch_bounds__(Gray8Config<K>::THREADS, MIN_BLOCKS)
             }
         }
         outDone = ready;
+        __pipeline_wait_prior(0);
         __syncthreads();
     }
 }
@@ -240,8 +228,8 @@ template <int K, bool ADJUST, int MIN_BLOCKS> int gray8BlocksPerSm() {
     int n = cached.load(std::memory_order_relaxed);
     if (n == 0) {
         using Cfg = Gray8Config<K>;
-        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, separableGray8Kernel<K, ADJUST, MIN_BLOCKS>,
-                                                                         Cfg::THREADS, Cfg::SMEM));
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, separableGray8Kernel<K, ADJUST, MIN_BLOCKS>, Cfg::THREADS, Cfg::SMEM));
         n = std::max(n, 1);
         cached.store(n, std::memory_order_relaxed);
     }
@@ -292,15 +280,13 @@ bool separableGray8Applies(SampleType type, int k, const ConvFrame& f) {
 }
 
 bool launchSeparableGray8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                          cudaStream_t stream, int variant) {
+                          cudaStream_t stream, int blocksPerSm) {
     if (!separableGray8Applies(type, k, frame)) return false;
-    if (variant == 1) {
-        if (k == 15) launchGray8K<15, 4>(frame, row, column, stream);
-        else launchGray8K<31, 4>(frame, row, column, stream);
-    } else {
-        if (k == 15) launchGray8K<15, 3>(frame, row, column, stream);
-        else launchGray8K<31, 3>(frame, row, column, stream);
-    }
+    // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4, 1080p
+    // 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6.
+    const int blocks = blocksPerSm > 0 ? blocksPerSm : (k == 15 ? 3 : 4);
+    if (k == 15) blocks == 4 ? launchGray8K<15, 4>(frame, row, column, stream) : launchGray8K<15, 3>(frame, row, column, stream);
+    else blocks == 4 ? launchGray8K<31, 4>(frame, row, column, stream) : launchGray8K<31, 3>(frame, row, column, stream);
     return true;
 }
 
