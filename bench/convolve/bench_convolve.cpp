@@ -627,8 +627,8 @@ int main(int argc, char** argv) {
                                                                    : "interleaved separable"),
                         rgPlan, rgba, rgbaHost, rgbaOut, variants);
                 }
-                for (int v : {3, 4}) {  // the streaming separable kernel (one grid for every channel)
-                    if (k < 7) break;
+                for (int v : {3, 4, 6}) {  // the streaming separable kernels (one grid for every channel)
+                    if (k < 7 || (v == 6 && k < 15)) break;
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = 2;
                     variants.separable = v;
@@ -647,6 +647,14 @@ int main(int argc, char** argv) {
                     cuda_detail::KernelVariants before;
                     before.registerWindow = -1;
                     run("2-channel gaussian before register-window", uvPlan, pair, pairHost, pairOut, before);
+                    run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
+                } else if (k >= 15) {  // the streaming kernel (two waves), then the default
+                    const ConvolvePlan uvPlan = gaussianPlan(2);
+                    cuda_detail::KernelVariants before;
+                    before.separable = 4;
+                    run("2-channel gaussian streaming separable variant 4", uvPlan, pair, pairHost, pairOut, before);
+                    before.separable = 6;
+                    run("2-channel gaussian streaming separable variant 6", uvPlan, pair, pairHost, pairOut, before);
                     run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
                 }
                 // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 15):

@@ -800,33 +800,43 @@ template <typename Launch> std::vector<std::string> kernelsLaunchedBy(Launch&& l
 }  // namespace
 #endif
 
-// The one-channel u8 streaming kernel (KernelVariants::separable 5, the default, and 6) sums as the tile kernel
-// does: the same bytes on every border, with bias and |.|, frames narrower than a strip, widths not a multiple of 4,
-// frames of K rows or fewer, many strips and segments (chunks cut short by the segment's end), destination rows
-// aligned to 4 bytes only; and within 1 of the reference. The default launches it (its name in the captured launch).
-// Source rows not 16-byte aligned, destinations not 4-byte aligned, sizes other than 15 and 31, 16-bit samples,
-// several channels and a Border::Constant value that is not a byte are not taken.
-TEST(SeparableGray8, SameBytesAsTheTileKernel) {
+// The u8 streaming kernel of 1, 2 and 4 channels (KernelVariants::separable 5, the default, and 6) sums as the tile
+// kernel does: the same bytes on every border, with bias and |.|, RGBA with the alpha copied (and a channel other
+// than the last copied), frames narrower than a strip, widths not a multiple of 4, frames of K rows or fewer, many
+// strips and segments (chunks cut short by the segment's end), destination rows aligned to 4 bytes only; and within 1
+// of the reference. The default launches it (its name in the captured launch). Source rows not 16-byte aligned,
+// destinations not 4-byte aligned, sizes other than 15 and 31, 16-bit samples, 3 channels, a channel neither filtered
+// nor copied and a Border::Constant value that is not a byte are not taken.
+TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     struct Shape {
-        int w, h;
+        int w, h, ch;
         Border border;
         bool absolute;
+        unsigned mask = 0xF, copy = 0;
         std::size_t dstPitch = 0;  // given: rows aligned to 4 bytes but not 16
     };
     const Shape shapes[] = {
-        {3840, 300, Border::Reflect101, false},
-        {1921, 1081, Border::Replicate, false},
-        {1283, 1080, Border::Reflect, true},
-        {129, 77, Border::Reflect, false},
-        {200, 150, Border::Constant, false},
-        {7, 3, Border::Constant, true},
-        {1, 1, Border::Wrap, false},
-        {66, 700, Border::Wrap, false},
-        {385, 31, Border::Reflect101, false},
-        {4096, 16, Border::Replicate, true},
-        {517, 263, Border::Reflect101, false, 524},
+        {3840, 300, 1, Border::Reflect101, false},
+        {1921, 1081, 1, Border::Replicate, false},
+        {1283, 1080, 1, Border::Reflect, true},
+        {129, 77, 1, Border::Reflect, false},
+        {200, 150, 1, Border::Constant, false},
+        {7, 3, 1, Border::Constant, true},
+        {1, 1, 1, Border::Wrap, false},
+        {66, 700, 1, Border::Wrap, false},
+        {385, 31, 1, Border::Reflect101, false},
+        {4096, 16, 1, Border::Replicate, true},
+        {517, 263, 1, Border::Reflect101, false, 0xF, 0, 524},
+        {960, 540, 2, Border::Reflect101, false},
+        {333, 97, 2, Border::Constant, true},
+        {1, 40, 2, Border::Replicate, false},
+        {901, 203, 4, Border::Replicate, false, 0x7, 0x8},
+        {1920, 260, 4, Border::Reflect101, false, 0xF, 0},
+        {97, 53, 4, Border::Constant, true, 0x7, 0x8, 97 * 4 + 4},
+        {130, 70, 4, Border::Wrap, false, 0xB, 0x4},
+        {31, 33, 4, Border::Reflect, false, 0xE, 0x1},
     };
     for (int k : {15, 31})
         for (const Shape& c : shapes) {
@@ -835,19 +845,22 @@ TEST(SeparableGray8, SameBytesAsTheTileKernel) {
             d.borderValue = 200;
             d.bias = c.absolute ? -90 : 0;
             d.absolute = c.absolute;
-            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+            d.channelMask = c.mask;
+            d.copyMask = c.copy;
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.ch);
             ASSERT_TRUE(plan.separable);
-            HostImage input(c.w, c.h, 1, SampleType::U8);
-            input.fillRandom(k * 7 + c.w + c.h);
-            DevicePlane src(c.w, c.h, 1, SampleType::U8, false);
+            HostImage input(c.w, c.h, c.ch, SampleType::U8);
+            input.fillRandom(k * 7 + c.w + c.h + c.ch);
+            DevicePlane src(c.w, c.h, c.ch, SampleType::U8, false);
             src.upload(input);
             std::vector<HostImage> outs;
-            const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h);
+            const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                     "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask);
             for (int v : {0, 5, 6}) {
-                DevicePlane dst(c.w, c.h, 1, SampleType::U8, false, c.dstPitch);
+                DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.dstPitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-                EXPECT_TRUE(cuda_detail::separableGray8Applies(SampleType::U8, k, frame)) << what;
+                EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame)) << what;
                 cuda_detail::KernelVariants variants;
                 variants.separable = v;
                 cuda_detail::launchSeparable(SampleType::U8, k, frame, plan.row.data(), plan.column.data(), nullptr,
@@ -868,12 +881,12 @@ TEST(SeparableGray8, SameBytesAsTheTileKernel) {
     const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
     DevicePlane aligned(300, 40, 1, SampleType::U8, false), odd(300, 40, 1, SampleType::U8, true);
     DevicePlane dstAligned(300, 40, 1, SampleType::U8, false);
-    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15,
+    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15,
                                                     cuda_detail::makeFrame(plan, odd.view, dstAligned.view)));
-    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15,
+    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15,
                                                     cuda_detail::makeFrame(plan, aligned.view, odd.view)));
     const cuda_detail::ConvFrame good = cuda_detail::makeFrame(plan, aligned.view, dstAligned.view);
-    EXPECT_TRUE(cuda_detail::separableGray8Applies(SampleType::U8, 15, good));
+    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, good));
     auto defaultKernels = [&](const cuda_detail::ConvFrame& frame) {
         std::string all;
         for (const std::string& name : kernelsLaunchedBy([&](cudaStream_t stream) {
@@ -882,21 +895,29 @@ TEST(SeparableGray8, SameBytesAsTheTileKernel) {
             all += name + " ";
         return all;
     };
-    EXPECT_NE(defaultKernels(good).find("separableGray8Kernel"), std::string::npos) << defaultKernels(good);
+    EXPECT_NE(defaultKernels(good).find("separableBytesKernel"), std::string::npos) << defaultKernels(good);
     const std::string oddKernels = defaultKernels(cuda_detail::makeFrame(plan, odd.view, dstAligned.view));
-    EXPECT_EQ(oddKernels.find("separableGray8Kernel"), std::string::npos) << oddKernels;
+    EXPECT_EQ(oddKernels.find("separableBytesKernel"), std::string::npos) << oddKernels;
     EXPECT_FALSE(oddKernels.empty());
-    for (int k : {7, 9, 13}) EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, k, good)) << k;
-    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U16, 15, good));
+    for (int k : {7, 9, 13}) EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, good)) << k;
+    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U16, 15, good));
     cuda_detail::ConvFrame constant = good;
     constant.border = Border::Constant;
     constant.borderValue = 12.5f;
-    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15, constant));
+    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15, constant));
     constant.borderValue = 12.f;
-    EXPECT_TRUE(cuda_detail::separableGray8Applies(SampleType::U8, 15, constant));
+    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, constant));
     cuda_detail::ConvFrame rgba = good;
     rgba.inChannels = rgba.outChannels = 4;
-    EXPECT_FALSE(cuda_detail::separableGray8Applies(SampleType::U8, 15, rgba));
+    rgba.mask = 0x7;
+    rgba.copy = 0x8;
+    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgba));
+    rgba.copy = 0;  // alpha left as dst holds it
+    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgba));
+    cuda_detail::ConvFrame rgb = good;
+    rgb.inChannels = rgb.outChannels = 3;
+    rgb.mask = 0x7;
+    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgb));
 #endif
 }
 

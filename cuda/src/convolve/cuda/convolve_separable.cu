@@ -150,7 +150,7 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
                      cudaStream_t stream, const KernelVariants& variants) {
     const bool large = largeFrame(frame);
     if (variants.separable >= 5 &&
-        launchSeparableGray8(type, k, frame, row, column, stream, variants.separable == 5 ? 0 : (k == 15 ? 4 : 3)))
+        launchSeparableBytes(type, k, frame, row, column, stream, variants.separable == 5 ? 0 : (k == 15 ? 4 : 3)))
         return;
     const int v = std::min(variants.separable, 5);
     const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Streaming fused separable K×K correlation of u8 frames of 1, 2 or 4 interleaved channels (GRAY8 and planes, NV12's
+// UV plane, the RGBA family) at K = 15 and 31, laid out so that nearly every issued instruction is an FMA. A block
+// of 256 threads walks a strip 128 bytes wide (128 / C pixels) down a segment of rows, 32 intermediate rows a chunk:
+// - the chunk's source rows are staged as bytes in shared memory by cp.async (each 16-byte word once) while the
+//   previous chunk's column pass runs;
+// - row pass: each warp takes a run of 16 consecutive outputs of one channel, a lane a row, from the staged words
+//   turned into floats in registers (one byte permute and one subtraction a sample, no per-sample tests);
+// - the intermediate rows, interleaved as the pixels are, go into a ring of K − 1 + 32 rows in shared memory (its
+//   first rows stored a second time after the ring, so that no column window wraps);
+// - column pass: a thread computes 4 consecutive samples × 4 rows from 4 + K − 1 16-byte shared loads, rounds them
+//   four at a time and stores one 4-byte word a row (a whole RGBA pixel, two UV pixels, four grey ones).
+// Channels copied unfiltered (RGBA's alpha) go through the ring unfiltered and are taken from the output row's own
+// intermediate row, so every channel of a frame is either filtered or copied (the launcher takes no others).
+//
+// Why: the streaming kernel of convolve_separable_stream.cu (every channel count, u8 and u16) issued 37.6 M warp
+// instructions for 4K GRAY8 K = 31, 46 % of them FMAs; the rest was its per-word placement, border and edge tests,
+// byte stores and ring arithmetic (H100, Nsight Compute, 2026-11-26). Here 25.7 M, 72 % FMAs. Steps measured on the
+// H100 (4K GRAY8 K = 31, µs): 128 threads with 32 outputs each 77.7 (instruction-cache stalls 35 %); 256 threads with
+// 16 45.2; edge bytes staged by the whole block instead of the edge warp 41.5; 4 blocks per SM 39.5; source words
+// staged by cp.async instead of held in registers across the column pass 36.0. Not kept: strips of 256 bytes (512
+// threads, 2 blocks per SM, half as many recomputed rows): 4K K = 15 23.2 against 23.8 µs, but 1080p K = 15 13.5
+// against 10.7, K = 31 17.9 against 16.1.
+//
+// Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
+// borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
+// borderValue's byte, so a borderValue that is not a byte leaves the frame to the other kernels). Each output sums
+// its taps in the tile kernel's order (convolve_separable.cu): the same bytes.
+#include "convolve_device.cuh"
+
+#include <cuda_pipeline.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+namespace cudafilters::cuda_detail {
+namespace {
+
+template <int K, int C> struct BytesConfig {
+    static constexpr int THREADS = 256;
+    static constexpr int TB = 128;                // strip width, bytes: the floats of an intermediate row
+    static constexpr int TW = TB / C;             // strip width, pixels
+    static constexpr int PX = 16;                 // row pass: outputs per run
+    static constexpr int RUNS = TB / PX;          // run r: channel r % C, pixels PX · (r / C) …; a warp each
+    static constexpr int PYC = 4;                 // column pass: rows per thread (4 samples each)
+    static constexpr int BANDS = THREADS / (TB / 4);
+    static constexpr int CH = PYC * BANDS;        // intermediate rows per chunk: one per lane
+    static constexpr int R = K / 2;
+    static constexpr int LEAD = 16;               // pixels staged left of the strip (and right of it)
+    static constexpr int D = LEAD - R;            // first staged pixel a run's window uses, from the run's first
+    static constexpr int SPAN = (TW + 2 * LEAD) * C / 16;           // 16-byte words a strip row stages
+    static constexpr int LOADS = ((D + PX + K - 1) * C + 15) / 16;  // words a run's window covers
+    static constexpr int RING = K - 1 + CH;       // intermediate rows held
+    static constexpr int MIRROR = PYC + K - 2;    // ring rows also stored after the ring
+    static constexpr int SM = TB + 4;             // intermediate row stride, floats (≡ 4 mod 32: no bank conflicts)
+    static constexpr std::size_t SMEM = std::size_t(RING + MIRROR) * SM * sizeof(float);
+    static_assert(R <= LEAD && CH == 32 && RUNS * 32 == THREADS && MIRROR <= RING && (C == 1 || C == 2 || C == 4));
+    static_assert((PX * (RUNS / C - 1) * C) / 16 + LOADS <= SPAN && MIRROR >= PYC - 1 + R);
+};
+
+template <int K> struct BytesParams {
+    ConvFrame f;
+    float row[K];
+    float column[K];
+    int segment;          // output rows per block
+    unsigned borderWord;  // Border::Constant: borderValue (a byte) in every byte
+};
+
+template <int K, int C, bool ADJUST, int MIN_BLOCKS>
+__global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
+    separableBytesKernel(const __grid_constant__ BytesParams<K> p) {
+    using Cfg = BytesConfig<K, C>;
+    extern __shared__ float4 smem4[];
+    float* mid = reinterpret_cast<float*>(smem4);
+    const ConvFrame& f = p.f;
+    const int x0 = int(blockIdx.x) * Cfg::TW;
+    const int y0 = int(blockIdx.y) * p.segment;
+    const int outRows = min(p.segment, f.height - y0);
+    const int total = outRows + K - 1;  // intermediate row i: the row pass of source row y0 − R + i
+    const int rowBytes = f.width * C;
+    const int t = int(threadIdx.x);
+    constexpr unsigned kAll = (1u << C) - 1u;
+    const unsigned copied = f.copy & ~f.mask & kAll;  // the others are filtered (separableBytesApplies)
+
+    // Row pass: this thread's row of each chunk (its lane) and run (its warp): the 8 threads of a quarter warp take
+    // 8 consecutive rows of one run (their shared accesses fall on distinct banks).
+    const int runRow = t % 32, run = t / 32;
+    const int runChannel = run % C, runPixel = Cfg::PX * (run / C);
+    const int runWord = runPixel * C / 16;  // first staged word of the run's window
+    const bool runCopies = (copied >> runChannel) & 1u;
+    // Byte permutes picking byte k + runChannel of a word as a float's low byte (byteAsFloat's selector).
+    unsigned pick[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) pick[k] = 0x5440u + unsigned(k + runChannel);
+
+    // The strip row's source: SPAN 16-byte words, word w from byte (x0 − LEAD) · C + 16 w, staged for a chunk in
+    // `staged` (one spare word a row: a run's lanes read on distinct banks). Words inside the frame are copied by
+    // cp.async, each by one thread, while the previous chunk's column pass runs; words not wholly inside the frame
+    // (those left of byte 0 where the strip starts the row, those from rightOut on) are built byte by byte by all the
+    // threads, so that the strips at the frame's edges are not held up by one warp.
+    __shared__ uint4 staged[Cfg::CH][Cfg::SPAN + 1];
+    const int spanByte = (x0 - Cfg::LEAD) * C;
+    const int firstInside = spanByte < 0 ? (-spanByte + 15) / 16 : 0;
+    const int rightOut = min(Cfg::SPAN, (rowBytes - spanByte) / 16);
+    const bool edgeBlock = firstInside > 0 || rightOut < Cfg::SPAN;
+    const uint4 borderWords = make_uint4(p.borderWord, p.borderWord, p.borderWord, p.borderWord);
+    auto stage = [&](int first) {
+#pragma unroll
+        for (int k = 0; k < (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS; ++k) {
+            const int item = t + k * Cfg::THREADS, row = item / Cfg::SPAN, w = item % Cfg::SPAN;
+            if (row >= Cfg::CH || first + row >= total || w < firstInside || w >= rightOut) continue;
+            const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
+            if (gy >= 0)
+                __pipeline_memcpy_async(&staged[row][w], f.src + std::size_t(gy) * f.srcPitch + spanByte + 16 * w, 16);
+            else
+                staged[row][w] = borderWords;
+        }
+        __pipeline_commit();
+        if (!edgeBlock) return;
+        constexpr int kPerRow = Cfg::THREADS / Cfg::CH, kBytes = 16 / kPerRow;  // threads a row, bytes a word each
+        const int row = t / kPerRow, part = t % kPerRow;
+        if (first + row >= total) return;
+        const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
+        const std::uint8_t* src = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
+        auto stageBytes = [&](int w) {
+            std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[row][w]) + kBytes * part;
+#pragma unroll
+            for (int e = 0; e < kBytes; ++e) {
+                const int b = spanByte + 16 * w + kBytes * part + e;  // byte of the row, may lie outside it
+                const int x = b >= 0 ? b / C : -((C - 1 - b) / C), ch = b - x * C;
+                const int gx = borderIndex(x, f.width, f.border);
+                word[e] = std::uint8_t(src == nullptr || gx < 0 ? p.borderWord : unsigned(__ldg(src + gx * C + ch)));
+            }
+        };
+        for (int w = 0; w < firstInside; ++w) stageBytes(w);
+        for (int w = rightOut; w < Cfg::SPAN; ++w) stageBytes(w);
+    };
+
+    // Column pass: this thread's 4 samples of a row (its lane) and band of PYC rows (its warp). Sample k of the four
+    // is channel k % C.
+    const int quad = t % (Cfg::TB / 4), band = t / (Cfg::TB / 4);
+    const int colByte = x0 * C + 4 * quad;
+    const bool columnInside = colByte + 4 <= rowBytes;
+    std::uint8_t* const columnDst = f.dst + colByte;
+    unsigned copiedSamples = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> (k % C)) & 1u) << k;
+
+    int slot = runRow;  // ring slot of this thread's row-pass row
+    int outDone = 0;
+    stage(0);
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    for (int first = 0; first < total; first += Cfg::CH) {
+        const int rows = min(Cfg::CH, total - first);
+        if (runRow < rows) {
+            float acc[Cfg::PX];
+            // Window sample j (pixel runPixel − R + j) is byte (D + j) · C + runChannel of the run's staged words.
+            auto sample = [&](const uint4& word, int j) {
+                const int b = (Cfg::D + j) * C;
+                const unsigned part = (b / 4) % 4 == 0 ? word.x : (b / 4) % 4 == 1 ? word.y : (b / 4) % 4 == 2 ? word.z : word.w;
+                return __uint_as_float(__byte_perm(part, 0x4B00u, pick[b % 4])) - 8388608.f;
+            };
+            if (runCopies) {
+                // A channel copied unfiltered: its samples as they are.
+#pragma unroll
+                for (int q = 0; q < Cfg::LOADS; ++q) {
+                    const uint4 word = staged[runRow][runWord + q];
+#pragma unroll
+                    for (int i = 0; i < Cfg::PX; ++i)
+                        if (((Cfg::D + Cfg::R + i) * C) / 16 == q) acc[i] = sample(word, Cfg::R + i);
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < Cfg::PX; ++i) acc[i] = 0.f;
+                // Each sample goes into every output it reaches as it arrives; every output still sums its taps in
+                // order kx = 0 … K − 1.
+#pragma unroll
+                for (int q = 0; q < Cfg::LOADS; ++q) {
+                    const uint4 word = staged[runRow][runWord + q];
+#pragma unroll
+                    for (int j = 0; j < Cfg::PX + K - 1; ++j) {
+                        if (((Cfg::D + j) * C) / 16 != q) continue;
+                        const float u = sample(word, j);
+#pragma unroll
+                        for (int i = 0; i < Cfg::PX; ++i) {
+                            const int kx = j - i;
+                            if (kx >= 0 && kx < K) acc[i] = fmaf(p.row[kx], u, acc[i]);
+                        }
+                    }
+                }
+            }
+            float* out = mid + slot * Cfg::SM + runPixel * C + runChannel;
+            auto put = [&](int at) {
+                if constexpr (C == 1) {
+#pragma unroll
+                    for (int v = 0; v < Cfg::PX / 4; ++v)
+                        reinterpret_cast<float4*>(out + at)[v] =
+                            make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < Cfg::PX; ++i) out[at + i * C] = acc[i];
+                }
+            };
+            put(0);
+            if (slot < Cfg::MIRROR) put(Cfg::RING * Cfg::SM);
+        }
+        slot = slot + Cfg::CH >= Cfg::RING ? slot + Cfg::CH - Cfg::RING : slot + Cfg::CH;
+        __syncthreads();
+        stage(first + Cfg::CH);  // read by the next row pass, after the barrier below
+
+        // Column pass over the output rows whose K intermediate rows are now in the ring.
+        const int ready = min(outRows, first + rows - (K - 1));
+        const int o0 = outDone + Cfg::PYC * band;
+        if (o0 < ready && colByte < rowBytes) {
+            const float* column = mid + (o0 % Cfg::RING) * Cfg::SM + 4 * quad;
+            float4 acc[Cfg::PYC];
+#pragma unroll
+            for (int j = 0; j < Cfg::PYC; ++j) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+            for (int i = 0; i < Cfg::PYC + K - 1; ++i) {
+                const float4 u = *reinterpret_cast<const float4*>(column + i * Cfg::SM);
+#pragma unroll
+                for (int j = 0; j < Cfg::PYC; ++j) {
+                    const int ky = i - j;
+                    if (ky >= 0 && ky < K) {
+                        const float c = p.column[ky];
+                        acc[j] = make_float4(fmaf(c, u.x, acc[j].x), fmaf(c, u.y, acc[j].y), fmaf(c, u.z, acc[j].z),
+                                             fmaf(c, u.w, acc[j].w));
+                    }
+                }
+            }
+            std::uint8_t* out = columnDst + std::size_t(y0 + o0) * f.dstPitch;
+            const bool wholeBand = o0 + Cfg::PYC <= ready && columnInside;
+#pragma unroll
+            for (int j = 0; j < Cfg::PYC; ++j, out += f.dstPitch) {
+                float v[4] = {adjusted<ADJUST>(acc[j].x, f.bias, f.absolute != 0),
+                              adjusted<ADJUST>(acc[j].y, f.bias, f.absolute != 0),
+                              adjusted<ADJUST>(acc[j].z, f.bias, f.absolute != 0),
+                              adjusted<ADJUST>(acc[j].w, f.bias, f.absolute != 0)};
+                if (C > 1 && copiedSamples != 0u) {
+                    // A copied channel: the output row's own intermediate row, its source sample.
+#pragma unroll
+                    for (int k = 0; k < 4; ++k)
+                        if ((copiedSamples >> k) & 1u) v[k] = column[(j + Cfg::R) * Cfg::SM + k];
+                }
+                const unsigned word =
+                    packBytes(roundToInt(v[0]), roundToInt(v[1]), roundToInt(v[2]), roundToInt(v[3]));
+                if (wholeBand) {
+                    *reinterpret_cast<unsigned*>(out) = word;
+                } else if (o0 + j < ready) {
+#pragma unroll
+                    for (int b = 0; b < 4; ++b)
+                        if (colByte + b < rowBytes) out[b] = std::uint8_t(word >> (8 * b));
+                }
+            }
+        }
+        outDone = ready;
+        __pipeline_wait_prior(0);
+        __syncthreads();
+    }
+}
+
+// Blocks of an instance that fit an SM (asked once per instance).
+template <int K, int C, bool ADJUST, int MIN_BLOCKS> int bytesBlocksPerSm() {
+    static std::atomic<int> cached{0};
+    int n = cached.load(std::memory_order_relaxed);
+    if (n == 0) {
+        using Cfg = BytesConfig<K, C>;
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, separableBytesKernel<K, C, ADJUST, MIN_BLOCKS>, Cfg::THREADS, Cfg::SMEM));
+        n = std::max(n, 1);
+        cached.store(n, std::memory_order_relaxed);
+    }
+    return n;
+}
+
+template <int K, int C, bool ADJUST, int MIN_BLOCKS>
+void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves) {
+    using Cfg = BytesConfig<K, C>;
+    BytesParams<K> p;
+    p.f = frame;
+    for (int i = 0; i < K; ++i) {
+        p.row[i] = row[i];
+        p.column[i] = column[i];
+    }
+    p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
+    auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS>;
+    if (Cfg::SMEM > 48 * 1024)
+        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::SMEM)));
+    // Segments tall enough for `waves` waves of as many blocks as fit: each segment computes K − 1 intermediate rows
+    // that the segment above also computes.
+    const int blocks = currentDeviceMultiprocessors() * bytesBlocksPerSm<K, C, ADJUST, MIN_BLOCKS>() * waves;
+    const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
+    const int segments = std::max(1, std::min(frame.height, blocks / strips));
+    p.segment = (frame.height + segments - 1) / segments;
+    const dim3 grid(strips, (frame.height + p.segment - 1) / p.segment);
+    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
+    CUDAFILTERS_CHECK_LAUNCH("separableBytesKernel");
+}
+
+template <int K, int C, int MIN_BLOCKS>
+void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves = 1) {
+    if (frame.bias != 0.f || frame.absolute != 0) launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, waves);
+    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, waves);
+}
+
+template <int K>
+void launchBytesC(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int blocks) {
+    if (frame.inChannels == 1) {
+        // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
+        // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6.
+        if (blocks == 0) blocks = K == 15 ? 3 : 4;
+        return blocks == 4 ? launchBytesK<K, 1, 4>(frame, row, column, stream)
+                           : launchBytesK<K, 1, 3>(frame, row, column, stream);
+    }
+    // Segments for two waves on frames of 4 Mpixel and more, one below (H100, same run: 4K RGBA K = 15 / 31 107.5 /
+    // 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0; 1080p
+    // 2-channel K = 31 27.7 with one wave against 34.8, RGBA 58.9 against 59.1). blocks != 0: the other choice.
+    const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
+    const int waves = (blocks == 0) == large ? 2 : 1;
+    if (frame.inChannels == 2) launchBytesK<K, 2, 3>(frame, row, column, stream, waves);
+    else launchBytesK<K, 4, 3>(frame, row, column, stream, waves);
+}
+
+}  // namespace
+
+bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
+    const auto aligned = [](const void* data, std::size_t pitch, std::size_t to) {
+        return reinterpret_cast<std::uintptr_t>(data) % to == 0 && pitch % to == 0;
+    };
+    const int c = f.inChannels;
+    const unsigned all = (1u << c) - 1u;
+    return type == SampleType::U8 && (k == 15 || k == 31) && (c == 1 || c == 2 || c == 4) && f.outChannels == c &&
+           (f.mask & all) != 0u && ((f.mask | f.copy) & all) == all && plainBytes(f) && f.width > 0 &&
+           f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) &&
+           (f.border != Border::Constant ||
+            (f.borderValue >= 0.f && f.borderValue <= 255.f && f.borderValue == std::floor(f.borderValue)));
+}
+
+bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                          cudaStream_t stream, int blocksPerSm) {
+    if (!separableBytesApplies(type, k, frame)) return false;
+    if (k == 15) launchBytesC<15>(frame, row, column, stream, blocksPerSm);
+    else launchBytesC<31>(frame, row, column, stream, blocksPerSm);
+    return true;
+}
+
+}  // namespace cudafilters::cuda_detail
