@@ -5,6 +5,9 @@
 #include "cuda_test_images.hpp"
 #include "copy_mask_cases.hpp"
 #include "sample_bits_cases.hpp"
+#ifdef CUDAFILTERS_HAVE_CUDA
+#include "graph_kernels.hpp"
+#endif
 
 #include <cudafilters/device.hpp>
 #include <cudafilters/device_copy.hpp>
@@ -778,21 +781,7 @@ template <typename Launch> std::vector<std::string> kernelsLaunchedBy(Launch&& l
     launch(stream);
     cudaGraph_t graph = nullptr;
     CUDAFILTERS_CHECK(cudaStreamEndCapture(stream, &graph));
-    std::size_t count = 0;
-    CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-    std::vector<cudaGraphNode_t> nodes(count);
-    CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
-    std::vector<std::string> names;
-    for (cudaGraphNode_t node : nodes) {
-        cudaGraphNodeType type{};
-        CUDAFILTERS_CHECK(cudaGraphNodeGetType(node, &type));
-        if (type != cudaGraphNodeTypeKernel) continue;
-        cudaKernelNodeParams params{};
-        CUDAFILTERS_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-        const char* name = nullptr;
-        CUDAFILTERS_CHECK(cudaFuncGetName(&name, params.func));
-        names.emplace_back(name ? name : "?");
-    }
+    const std::vector<std::string> names = kernelNamesOf(graph);
     CUDAFILTERS_CHECK(cudaGraphDestroy(graph));
     CUDAFILTERS_CHECK(cudaStreamDestroy(stream));
     return names;

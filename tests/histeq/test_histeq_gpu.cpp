@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #ifdef CUDAFILTERS_HAVE_CUDA
+#include "graph_kernels.hpp"
 #include "histeq_launch.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
@@ -1009,21 +1010,7 @@ std::vector<std::string> kernelsOfFrame(Equalizer& eq, const ImageView& src, con
     eq.process(src, dst, stream.get());
     cudaGraph_t graph = nullptr;
     CUDAFILTERS_CHECK(cudaStreamEndCapture(stream.get(), &graph));
-    std::size_t count = 0;
-    CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
-    std::vector<cudaGraphNode_t> nodes(count);
-    CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
-    std::vector<std::string> names;
-    for (cudaGraphNode_t node : nodes) {
-        cudaGraphNodeType type{};
-        CUDAFILTERS_CHECK(cudaGraphNodeGetType(node, &type));
-        if (type != cudaGraphNodeTypeKernel) continue;
-        cudaKernelNodeParams params{};
-        CUDAFILTERS_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-        const char* name = nullptr;
-        CUDAFILTERS_CHECK(cudaFuncGetName(&name, params.func));
-        names.emplace_back(name ? name : "?");
-    }
+    const std::vector<std::string> names = kernelNamesOf(graph);
     cudaGraphExec_t exec = nullptr;
     CUDAFILTERS_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     CUDAFILTERS_CHECK(cudaGraphLaunch(exec, stream.get()));
