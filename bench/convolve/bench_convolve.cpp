@@ -666,6 +666,11 @@ int main(int argc, char** argv) {
                     if (k >= 15) before.interleaved = before.separable = 2;
                     run(k <= 5 ? "RGB gaussian interleaved direct" : "RGB gaussian per-channel separable", rgbPlan,
                         rgb, rgbHost, rgbOut, before);
+                    if (k >= 15) {  // the streaming kernel (two waves)
+                        cuda_detail::KernelVariants stream;
+                        stream.separable = 4;
+                        run("RGB gaussian streaming separable variant 4", rgbPlan, rgb, rgbHost, rgbOut, stream);
+                    }
                     run("RGB gaussian", rgbPlan, rgb, rgbHost, rgbOut);
                 }
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);

@@ -789,13 +789,13 @@ template <typename Launch> std::vector<std::string> kernelsLaunchedBy(Launch&& l
 }  // namespace
 #endif
 
-// The u8 streaming kernel of 1, 2 and 4 channels (KernelVariants::separable 5, the default, and 6) sums as the tile
-// kernel does: the same bytes on every border, with bias and |.|, RGBA with the alpha copied (and a channel other
-// than the last copied), frames narrower than a strip, widths not a multiple of 4, frames of K rows or fewer, many
-// strips and segments (chunks cut short by the segment's end), destination rows aligned to 4 bytes only; and within 1
-// of the reference. The default launches it (its name in the captured launch). Source rows not 16-byte aligned,
-// destinations not 4-byte aligned, sizes other than 15 and 31, 16-bit samples, 3 channels, a channel neither filtered
-// nor copied and a Border::Constant value that is not a byte are not taken.
+// The u8 streaming kernel of 1 to 4 channels (KernelVariants::separable 5, the default, and 6) sums as the tile kernel
+// does: the same bytes on every border, with bias and |.|, RGBA with the alpha copied (and a channel other than the
+// last copied), packed RGB (a channel copied too), frames narrower than a strip, widths not a multiple of 4, frames of
+// K rows or fewer, many strips and segments (chunks cut short by the segment's end), destination rows aligned to 4
+// bytes only; and within 1 of the reference. The default launches it (its name in the captured launch). Source rows
+// not 16-byte aligned, destinations not 4-byte aligned, sizes other than 15 and 31, 16-bit samples, a channel neither
+// filtered nor copied and a Border::Constant value that is not a byte are not taken.
 TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -826,6 +826,11 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
         {97, 53, 4, Border::Constant, true, 0x7, 0x8, 97 * 4 + 4},
         {130, 70, 4, Border::Wrap, false, 0xB, 0x4},
         {31, 33, 4, Border::Reflect, false, 0xE, 0x1},
+        {1920, 260, 3, Border::Reflect101, false, 0x7, 0},
+        {333, 97, 3, Border::Constant, true, 0x7, 0},
+        {130, 70, 3, Border::Wrap, false, 0x5, 0x2},
+        {1, 40, 3, Border::Replicate, false, 0x7, 0},
+        {771, 45, 3, Border::Reflect, false, 0x7, 0, 771 * 3 + 3},
     };
     for (int k : {15, 31})
         for (const Shape& c : shapes) {
@@ -906,6 +911,8 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     cuda_detail::ConvFrame rgb = good;
     rgb.inChannels = rgb.outChannels = 3;
     rgb.mask = 0x7;
+    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgb));
+    rgb.mask = 0x3;  // blue left as dst holds it
     EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgb));
 #endif
 }

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Streaming fused separable K×K correlation of u8 frames of 1, 2 or 4 interleaved channels (GRAY8 and planes, NV12's
-// UV plane, the RGBA family) at K = 15 and 31, laid out so that nearly every issued instruction is an FMA. A block
-// of 256 threads walks a strip 128 bytes wide (128 / C pixels) down a segment of rows, 32 intermediate rows a chunk:
+// Streaming fused separable K×K correlation of u8 frames of 1 to 4 interleaved channels (GRAY8 and planes, NV12's UV
+// plane, packed RGB / BGR, the RGBA family) at K = 15 and 31, laid out so that nearly every issued instruction is an
+// FMA. A block of a warp per run walks a strip 128 bytes wide (128 / C pixels; 96 bytes, 32 pixels, for 3 channels)
+// down a segment of rows, 32 intermediate rows a chunk:
 // - the chunk's source rows are staged as bytes in shared memory by cp.async (each 16-byte word once) while the
 //   previous chunk's column pass runs;
 // - row pass: each warp takes a run of 16 consecutive outputs of one channel, a lane a row, from the staged words
-//   turned into floats in registers (one byte permute and one subtraction a sample, no per-sample tests);
+//   turned into floats in registers (one byte permute and one subtraction a sample, two permutes for 3 channels, no
+//   per-sample tests);
 // - the intermediate rows, interleaved as the pixels are, go into a ring of K − 1 + 32 rows in shared memory (its
 //   first rows stored a second time after the ring, so that no column window wraps);
 // - column pass: a thread computes 4 consecutive samples × 4 rows from 4 + K − 1 16-byte shared loads, rounds them
-//   four at a time and stores one 4-byte word a row (a whole RGBA pixel, two UV pixels, four grey ones).
+//   four at a time and stores one 4-byte word a row (a whole RGBA pixel, two UV pixels, four grey ones, 4 bytes of
+//   packed RGB).
 // Channels copied unfiltered (RGBA's alpha) go through the ring unfiltered and are taken from the output row's own
 // intermediate row, so every channel of a frame is either filtered or copied (the launcher takes no others).
 //
@@ -38,11 +41,11 @@ namespace cudafilters::cuda_detail {
 namespace {
 
 template <int K, int C> struct BytesConfig {
-    static constexpr int THREADS = 256;
-    static constexpr int TB = 128;                // strip width, bytes: the floats of an intermediate row
-    static constexpr int TW = TB / C;             // strip width, pixels
+    static constexpr int TW = C == 3 ? 32 : 128 / C;  // strip width, pixels
+    static constexpr int TB = TW * C;             // strip width, bytes: the floats of an intermediate row
     static constexpr int PX = 16;                 // row pass: outputs per run
     static constexpr int RUNS = TB / PX;          // run r: channel r % C, pixels PX · (r / C) …; a warp each
+    static constexpr int THREADS = RUNS * 32;
     static constexpr int PYC = 4;                 // column pass: rows per thread (4 samples each)
     static constexpr int BANDS = THREADS / (TB / 4);
     static constexpr int CH = PYC * BANDS;        // intermediate rows per chunk: one per lane
@@ -55,7 +58,7 @@ template <int K, int C> struct BytesConfig {
     static constexpr int MIRROR = PYC + K - 2;    // ring rows also stored after the ring
     static constexpr int SM = TB + 4;             // intermediate row stride, floats (≡ 4 mod 32: no bank conflicts)
     static constexpr std::size_t SMEM = std::size_t(RING + MIRROR) * SM * sizeof(float);
-    static_assert(R <= LEAD && CH == 32 && RUNS * 32 == THREADS && MIRROR <= RING && (C == 1 || C == 2 || C == 4));
+    static_assert(R <= LEAD && CH == 32 && RUNS * 32 == THREADS && MIRROR <= RING && (C >= 1 && C <= 4));
     static_assert((PX * (RUNS / C - 1) * C) / 16 + LOADS <= SPAN && MIRROR >= PYC - 1 + R);
 };
 
@@ -118,16 +121,16 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
         }
         __pipeline_commit();
         if (!edgeBlock) return;
-        constexpr int kPerRow = Cfg::THREADS / Cfg::CH, kBytes = 16 / kPerRow;  // threads a row, bytes a word each
+        constexpr int kPerRow = Cfg::THREADS / Cfg::CH;  // threads a row, bytes part, part + kPerRow, … of a word each
         const int row = t / kPerRow, part = t % kPerRow;
         if (first + row >= total) return;
         const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
         const std::uint8_t* src = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
         auto stageBytes = [&](int w) {
-            std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[row][w]) + kBytes * part;
+            std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[row][w]);
 #pragma unroll
-            for (int e = 0; e < kBytes; ++e) {
-                const int b = spanByte + 16 * w + kBytes * part + e;  // byte of the row, may lie outside it
+            for (int e = part; e < 16; e += kPerRow) {
+                const int b = spanByte + 16 * w + e;  // byte of the row, may lie outside it
                 const int x = b >= 0 ? b / C : -((C - 1 - b) / C), ch = b - x * C;
                 const int gx = borderIndex(x, f.width, f.border);
                 word[e] = std::uint8_t(src == nullptr || gx < 0 ? p.borderWord : unsigned(__ldg(src + gx * C + ch)));
@@ -137,15 +140,15 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
         for (int w = rightOut; w < Cfg::SPAN; ++w) stageBytes(w);
     };
 
-    // Column pass: this thread's 4 samples of a row (its lane) and band of PYC rows (its warp). Sample k of the four
-    // is channel k % C.
+    // Column pass: this thread's 4 samples of a row and band of PYC rows (a warp's lanes: consecutive samples). Sample
+    // k of the four is channel (4 quad + k) % C.
     const int quad = t % (Cfg::TB / 4), band = t / (Cfg::TB / 4);
     const int colByte = x0 * C + 4 * quad;
     const bool columnInside = colByte + 4 <= rowBytes;
     std::uint8_t* const columnDst = f.dst + colByte;
     unsigned copiedSamples = 0;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> (k % C)) & 1u) << k;
+    for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> ((4 * quad + k) % C)) & 1u) << k;
 
     int slot = runRow;  // ring slot of this thread's row-pass row
     int outDone = 0;
@@ -156,38 +159,44 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
         const int rows = min(Cfg::CH, total - first);
         if (runRow < rows) {
             float acc[Cfg::PX];
-            // Window sample j (pixel runPixel − R + j) is byte (D + j) · C + runChannel of the run's staged words.
-            auto sample = [&](const uint4& word, int j) {
+            unsigned words[4 * Cfg::LOADS];  // the run's staged bytes as 32-bit words
+#pragma unroll
+            for (int q = 0; q < Cfg::LOADS; ++q) {
+                const uint4 word = staged[runRow][runWord + q];
+                words[4 * q] = word.x;
+                words[4 * q + 1] = word.y;
+                words[4 * q + 2] = word.z;
+                words[4 * q + 3] = word.w;
+            }
+            // Window sample j (pixel runPixel − R + j) is byte (D + j) · C + runChannel of those words: one byte
+            // permute and one subtraction; with 3 channels the byte may lie in the next word, so it is picked from
+            // the pair first.
+            auto sample = [&](int j) {
                 const int b = (Cfg::D + j) * C;
-                const unsigned part = (b / 4) % 4 == 0 ? word.x : (b / 4) % 4 == 1 ? word.y : (b / 4) % 4 == 2 ? word.z : word.w;
-                return __uint_as_float(__byte_perm(part, 0x4B00u, pick[b % 4])) - 8388608.f;
+                if constexpr (C == 3) {
+                    const unsigned next = b / 4 + 1 < 4 * Cfg::LOADS ? words[b / 4 + 1] : 0u;
+                    const unsigned byte = __byte_perm(words[b / 4], next, pick[b % 4] & 0xFu);
+                    return __uint_as_float(__byte_perm(byte, 0x4B00u, 0x5440u)) - 8388608.f;
+                } else {
+                    return __uint_as_float(__byte_perm(words[b / 4], 0x4B00u, pick[b % 4])) - 8388608.f;
+                }
             };
             if (runCopies) {
                 // A channel copied unfiltered: its samples as they are.
 #pragma unroll
-                for (int q = 0; q < Cfg::LOADS; ++q) {
-                    const uint4 word = staged[runRow][runWord + q];
-#pragma unroll
-                    for (int i = 0; i < Cfg::PX; ++i)
-                        if (((Cfg::D + Cfg::R + i) * C) / 16 == q) acc[i] = sample(word, Cfg::R + i);
-                }
+                for (int i = 0; i < Cfg::PX; ++i) acc[i] = sample(Cfg::R + i);
             } else {
 #pragma unroll
                 for (int i = 0; i < Cfg::PX; ++i) acc[i] = 0.f;
                 // Each sample goes into every output it reaches as it arrives; every output still sums its taps in
                 // order kx = 0 … K − 1.
 #pragma unroll
-                for (int q = 0; q < Cfg::LOADS; ++q) {
-                    const uint4 word = staged[runRow][runWord + q];
+                for (int j = 0; j < Cfg::PX + K - 1; ++j) {
+                    const float u = sample(j);
 #pragma unroll
-                    for (int j = 0; j < Cfg::PX + K - 1; ++j) {
-                        if (((Cfg::D + j) * C) / 16 != q) continue;
-                        const float u = sample(word, j);
-#pragma unroll
-                        for (int i = 0; i < Cfg::PX; ++i) {
-                            const int kx = j - i;
-                            if (kx >= 0 && kx < K) acc[i] = fmaf(p.row[kx], u, acc[i]);
-                        }
+                    for (int i = 0; i < Cfg::PX; ++i) {
+                        const int kx = j - i;
+                        if (kx >= 0 && kx < K) acc[i] = fmaf(p.row[kx], u, acc[i]);
                     }
                 }
             }
@@ -320,8 +329,11 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // 2-channel K = 31 27.7 with one wave against 34.8, RGBA 58.9 against 59.1). blocks != 0: the other choice.
     const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
     const int waves = (blocks == 0) == large ? 2 : 1;
-    if (frame.inChannels == 2) launchBytesK<K, 2, 3>(frame, row, column, stream, waves);
-    else launchBytesK<K, 4, 3>(frame, row, column, stream, waves);
+    switch (frame.inChannels) {
+    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves);
+    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves);
+    default: return launchBytesK<K, 4, 3>(frame, row, column, stream, waves);
+    }
 }
 
 }  // namespace
@@ -332,7 +344,7 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
     };
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
-    return type == SampleType::U8 && (k == 15 || k == 31) && (c == 1 || c == 2 || c == 4) && f.outChannels == c &&
+    return type == SampleType::U8 && (k == 15 || k == 31) && c >= 1 && c <= 4 && f.outChannels == c &&
            (f.mask & all) != 0u && ((f.mask | f.copy) & all) == all && plainBytes(f) && f.width > 0 &&
            f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) &&
            (f.border != Border::Constant ||
