@@ -60,13 +60,13 @@ struct KernelVariants {
     // below), else as 2. H200, 2026-11-24 (sixth session): 4K RGBA Gaussian K = 15 / 31 152 / 228 µs against the
     // per-channel tile kernel's 212 / 354, 1080p K = 31 75 against 98; 4K GRAY8 K = 31 59 against 66; the tile
     // kernel stays faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels for colour at K ≤ 9.
-    // Since 2026-11-26 (thirteenth session) 5 takes first the u8 streaming kernel of 1, 2 and 4 channels
+    // Since 2026-11-26 (thirteenth session) 5 takes first the u8 streaming kernel of 1 to 4 channels
     // (convolve_separable_bytes.cu, K = 15 and 31) wherever it applies: H100, 4K GRAY8 Gaussian K = 15 / 31 23.7 /
     // 36.0 µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 / 16.0 against 15.0 / 22.6. 6: that kernel
     // with the other number of blocks per SM for one channel (5 takes 3 at K = 15, 4 at K = 31; 6 the reverse),
-    // with the other number of waves for 2 and 4 channels (5 takes two on frames of 4 Mpixel and more, one below);
-    // elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 107.5 / 185.3 µs against the streaming kernel's 153.5 /
-    // 231.0.
+    // with the other number of waves for 2 to 4 channels (5 takes two on frames of 4 Mpixel and more, one below);
+    // elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming kernel's 153.6 /
+    // 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6.
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
@@ -113,11 +113,11 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                            cudaStream_t stream, int waves);
 
-// The u8 streaming separable kernel (convolve_separable_bytes.cu): K = 15 and 31, 1, 2 or 4 channels each filtered
-// or copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
+// The u8 streaming separable kernel (convolve_separable_bytes.cu): K = 15 and 31, 1 to 4 channels each filtered or
+// copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
 // borderValue that is a byte. launchSeparableBytes launches it and returns true where it applies, else returns false
 // and launches nothing; blocksPerSm 0 the measured best, else for one channel 3 or 4 blocks per SM (the segments
-// fill one wave of them), for 2 and 4 channels segments for the other number of waves (the best: two on frames of
+// fill one wave of them), for 2 to 4 channels segments for the other number of waves (the best: two on frames of
 // 4 Mpixel and more, one below).
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,

@@ -18,7 +18,7 @@
 //
 // Why: the streaming kernel of convolve_separable_stream.cu (every channel count, u8 and u16) issued 37.6 M warp
 // instructions for 4K GRAY8 K = 31, 46 % of them FMAs; the rest was its per-word placement, border and edge tests,
-// byte stores and ring arithmetic (H100, Nsight Compute, 2026-11-26). Here 25.7 M, 72 % FMAs. Steps measured on the
+// byte stores and ring arithmetic (H100, Nsight Compute, 2026-11-26). Here 25.8 M, 71 % FMAs. Steps measured on the
 // H100 (4K GRAY8 K = 31, µs): 128 threads with 32 outputs each 77.7 (instruction-cache stalls 35 %); 256 threads with
 // 16 45.2; edge bytes staged by the whole block instead of the edge warp 41.5; 4 blocks per SM 39.5; source words
 // staged by cp.async instead of held in registers across the column pass 36.0. Not kept: strips of 256 bytes (512
@@ -326,7 +326,8 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     }
     // Segments for two waves on frames of 4 Mpixel and more, one below (H100, same run: 4K RGBA K = 15 / 31 107.5 /
     // 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0; 1080p
-    // 2-channel K = 31 27.7 with one wave against 34.8, RGBA 58.9 against 59.1). blocks != 0: the other choice.
+    // 2-channel K = 31 27.7 with one wave against 34.8, RGBA 58.9 against 59.1; 3 channels follow the rule, not
+    // measured apart). blocks != 0: the other choice.
     const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
     const int waves = (blocks == 0) == large ? 2 : 1;
     switch (frame.inChannels) {
