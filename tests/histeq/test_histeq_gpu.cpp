@@ -47,6 +47,14 @@ struct DeviceFrame {
     int width = 0, height = 0, channels = 1;
     SampleType type = SampleType::U8;
 
+    // A destination: width × height samples of 0x5A (a poison no output matches by chance), laid out as above.
+    DeviceFrame(int w, int h, int ch, SampleType t, bool aligned, std::size_t byteOffset = 0)
+        : DeviceFrame(poisonImage(w, h, ch, t), aligned, byteOffset) {}
+    static HostImage poisonImage(int w, int h, int ch, SampleType t) {
+        HostImage poison(w, h, ch, t);
+        poison.fillRows(0x5A);
+        return poison;
+    }
     DeviceFrame(const HostImage& img, bool aligned, std::size_t byteOffset = 0) : offset(byteOffset) {
         width = img.width();
         height = img.height();
@@ -87,9 +95,7 @@ struct DeviceFrame {
 
 HostImage runCuda(Equalizer& eq, HostImage& src, bool aligned, GpuStream stream = nullptr) {
     DeviceFrame in(src, aligned);
-    HostImage poison(src.width(), src.height(), src.channels(), src.type());
-    poison.fillRows(0x5A);
-    DeviceFrame out(poison, aligned);
+    DeviceFrame out(src.width(), src.height(), src.channels(), src.type(), aligned);
     // cudaMemcpy from pageable memory may return before its DMA has landed, and that copy is on the legacy stream,
     // which a non-blocking `stream` does not wait for.
     if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
@@ -374,9 +380,8 @@ TEST(HisteqGpu, StressSmoothedFramesAcrossStreamsInPlace) {
                         if (t % 2) {
                             outs.push_back(nullptr);
                         } else {
-                            HostImage poison(cfg.size.w, cfg.size.h, cfg.channels, SampleType::U8);
-                            poison.fillRows(0x5A);
-                            outs.push_back(std::make_unique<DeviceFrame>(poison, aligned));
+                            outs.push_back(std::make_unique<DeviceFrame>(cfg.size.w, cfg.size.h, cfg.channels,
+                                                                         SampleType::U8, aligned));
                         }
                     }
                     // The uploads (pageable cudaMemcpy on the legacy stream) have landed before the streams start.
@@ -610,9 +615,7 @@ std::string placementName(const Placement& p) {
 
 HostImage runPlaced(Equalizer& eq, HostImage& src, const Placement& at, GpuStream stream = nullptr) {
     DeviceFrame in(src, at.aligned, at.srcOffset);
-    HostImage poison(src.width(), src.height(), src.channels(), src.type());
-    poison.fillRows(0x5A);
-    DeviceFrame out(poison, at.aligned, at.dstOffset);
+    DeviceFrame out(src.width(), src.height(), src.channels(), src.type(), at.aligned, at.dstOffset);
     if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     eq.process(in.view(), out.view(), stream);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
@@ -719,9 +722,7 @@ TEST(HisteqGpuGlobalVariants, FramesBackToBackAcrossStreams) {
             auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
             expected.push_back(runHost(*ref, src));
             ins.push_back(std::make_unique<DeviceFrame>(src, t % 2 == 0, std::size_t(t % 4)));
-            HostImage poison(s.w, s.h, 1, SampleType::U8);
-            poison.fillRows(0x5A);
-            outs.push_back(std::make_unique<DeviceFrame>(poison, t % 2 == 0, std::size_t(t % 5)));
+            outs.push_back(std::make_unique<DeviceFrame>(s.w, s.h, 1, SampleType::U8, t % 2 == 0, std::size_t(t % 5)));
         }
         CUDAFILTERS_CHECK(cudaDeviceSynchronize());
         for (int t = 0; t < kFrames; ++t) gpu->process(ins[t]->view(), outs[t]->view(), streams[t % 3].get());
@@ -894,9 +895,7 @@ TEST(HisteqGpu, CapturedFramesMatchTheReference) {
             if (t == 5) ref->reset();
             expected.push_back(runHost(*ref, src));
             ins.push_back(std::make_unique<DeviceFrame>(src, true));
-            HostImage poison(src.width(), src.height(), c.channels, SampleType::U8);
-            poison.fillRows(0x5A);
-            outs.push_back(std::make_unique<DeviceFrame>(poison, true));
+            outs.push_back(std::make_unique<DeviceFrame>(src.width(), src.height(), c.channels, SampleType::U8, true));
         }
         CUDAFILTERS_CHECK(cudaDeviceSynchronize());
         StreamGraph graphs[2];
@@ -992,9 +991,7 @@ using ChunksApply = bool (*)(const EqualizePlan&, const detail::KernelVariants&,
 HostImage runLuma(Equalizer& eq, const detail::KernelVariants& variants, ChunksApply applies, HostImage& src,
                   const Placement& at, bool& chunks, GpuStream stream = nullptr) {
     DeviceFrame in(src, at.aligned, at.srcOffset);
-    HostImage poison(src.width(), src.height(), src.channels(), SampleType::U8);
-    poison.fillRows(0x5A);
-    DeviceFrame out(poison, at.aligned, at.dstOffset);
+    DeviceFrame out(src.width(), src.height(), src.channels(), SampleType::U8, at.aligned, at.dstOffset);
     chunks = applies(eq.plan(), variants, in.view(), out.view());
     if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     eq.process(in.view(), out.view(), stream);
@@ -1154,9 +1151,7 @@ TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
                 HostImage src = lumaFrame({97, 61}, 4, layout, 3);
                 const HostImage expected = runHost(*ref, src);
                 DeviceFrame in(src, at.aligned, at.srcOffset);
-                HostImage poison(src.width(), src.height(), layout.channels, SampleType::U8);
-                poison.fillRows(0x5A);
-                DeviceFrame out(poison, at.aligned, at.dstOffset);
+                DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned, at.dstOffset);
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
                 const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
                 const bool chunks = v == GlobalLuma::Chunks && chunksExpected(at);
@@ -1346,9 +1341,8 @@ TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
                     HostImage src = lumaFrame(g.size, 4, layout, 3);
                     const HostImage expected = runHost(*ref, src);
                     DeviceFrame in(src, at.aligned, at.srcOffset);
-                    HostImage poison(src.width(), src.height(), layout.channels, SampleType::U8);
-                    poison.fillRows(0x5A);
-                    DeviceFrame out(poison, at.aligned, at.dstOffset);
+                    DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned,
+                                    at.dstOffset);
                     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
                     const bool chunks =
                         v == ClaheLuma::Chunks && chunksExpected(at) && (layout.channels == 3 ? g.fits3 : g.fits4);
@@ -1488,9 +1482,8 @@ TEST(HisteqGpuLumaChunks, FramesBackToBackAcrossStreams) {
                 if (t % 2) {
                     outs.push_back(nullptr);
                 } else {
-                    HostImage poison(s.w, s.h, layout.channels, SampleType::U8);
-                    poison.fillRows(0x5A);
-                    outs.push_back(std::make_unique<DeviceFrame>(poison, at.aligned, at.dstOffset));
+                    outs.push_back(std::make_unique<DeviceFrame>(s.w, s.h, layout.channels, SampleType::U8,
+                                                                 at.aligned, at.dstOffset));
                 }
             }
             CUDAFILTERS_CHECK(cudaDeviceSynchronize());
