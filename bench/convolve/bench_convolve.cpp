@@ -9,8 +9,9 @@
 //
 // Then the FFT path against direct summation and the crossover table algorithm=auto reads (runFft).
 //
-// usage: bench-convolve [--runs N] [--frames N] [--quick] [--fft] [--ks 3,5,...] [--no-fft]
-//   --fft: the FFT section alone; --ks: these kernel sizes only; --no-fft: without the FFT section
+// usage: bench-convolve [--runs N] [--frames N] [--quick] [--fft] [--ks 3,5,...] [--no-fft] [--size WxH]
+//   --fft: the FFT section alone; --ks: these kernel sizes only; --no-fft: without the FFT section; --size: this
+//   frame size instead of 1080p and 4K
 #include <cudafilters/border.hpp>
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>
@@ -50,7 +51,7 @@ struct Options {
     bool noFft = false;
     std::vector<int> ks;
     bool fftOnly = false;
-    int onlyWidth = 0, onlyHeight = 0;  // --size: time this frame size alone
+    int onlyWidth = 0, onlyHeight = 0;  // --size: time this frame size instead
 };
 
 struct Plane {
@@ -410,13 +411,14 @@ int main(int argc, char** argv) {
     if (opt.fftOnly) return runFft(opt, s) ? 0 : 1;
     std::vector<Row> rows;
     bool failed = false;
-    const std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {3840, 2160}};
+    const std::vector<std::pair<int, int>> sizes =
+        opt.onlyWidth > 0 ? std::vector<std::pair<int, int>>{{opt.onlyWidth, opt.onlyHeight}}
+                          : std::vector<std::pair<int, int>>{{1920, 1080}, {3840, 2160}};
     const std::vector<int> ks = !opt.ks.empty() ? opt.ks
                                 : opt.quick ? std::vector<int>{3, 9, 31}
                                             : std::vector<int>{3, 5, 7, 9, 15, 31};
 
     for (auto [w, h] : sizes) {
-        if (opt.onlyWidth > 0 && (w != opt.onlyWidth || h != opt.onlyHeight)) continue;
         const std::string sizeName = std::to_string(w) + "x" + std::to_string(h);
         std::vector<std::vector<std::uint8_t>> grayHost, rgbHost, rgbaHost;
         std::vector<Plane> gray = randomFrames(opt.frames, w, h, 1, grayHost);
@@ -627,7 +629,7 @@ int main(int argc, char** argv) {
                                                                    : "interleaved separable"),
                         rgPlan, rgba, rgbaHost, rgbaOut, variants);
                 }
-                for (int v : {3, 4, 6}) {  // the streaming separable kernels (one grid for every channel)
+                for (int v : {3, 4, 6, 7}) {  // the streaming separable kernels (one grid for every channel)
                     if (k < 7 || (v == 6 && k < 15)) break;
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = 2;
@@ -653,8 +655,11 @@ int main(int argc, char** argv) {
                     cuda_detail::KernelVariants before;
                     before.separable = 4;
                     run("2-channel gaussian streaming separable variant 4", uvPlan, pair, pairHost, pairOut, before);
-                    before.separable = 6;
-                    run("2-channel gaussian streaming separable variant 6", uvPlan, pair, pairHost, pairOut, before);
+                    for (int v : {6, 7}) {
+                        before.separable = v;
+                        run("2-channel gaussian streaming separable variant " + std::to_string(v), uvPlan, pair,
+                            pairHost, pairOut, before);
+                    }
                     run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
                 }
                 // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 15):
@@ -668,8 +673,11 @@ int main(int argc, char** argv) {
                         rgb, rgbHost, rgbOut, before);
                     if (k >= 15) {  // the streaming kernel (two waves)
                         cuda_detail::KernelVariants stream;
-                        stream.separable = 4;
-                        run("RGB gaussian streaming separable variant 4", rgbPlan, rgb, rgbHost, rgbOut, stream);
+                        for (int v : {4, 6, 7}) {
+                            stream.separable = v;
+                            run("RGB gaussian streaming separable variant " + std::to_string(v), rgbPlan, rgb, rgbHost,
+                                rgbOut, stream);
+                        }
                     }
                     run("RGB gaussian", rgbPlan, rgb, rgbHost, rgbOut);
                 }

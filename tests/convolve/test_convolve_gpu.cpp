@@ -789,6 +789,40 @@ template <typename Launch> std::vector<std::string> kernelsLaunchedBy(Launch&& l
 }  // namespace
 #endif
 
+// The streaming kernel's row segments (host arithmetic, no device): one wave's segments fitted to the row pass's
+// 32-row chunks, at an H100's 132 SMs.
+TEST(SeparableBytes, SegmentsFitTheChunks) {
+#ifdef CUDAFILTERS_HAVE_CUDA
+    using cuda_detail::bytesSegments;
+    // 1080p GRAY8 K = 31 (15 strips, 4 blocks per SM): 17 segments of 64 rows, 2 blocks per SM of 3 chunks, instead
+    // of the full wave's 35 of 31 rows, 4 blocks per SM of 2 chunks.
+    EXPECT_EQ(bytesSegments(15, 1080, 31, 32, 4, 1, false, 132), 35);
+    EXPECT_EQ(bytesSegments(15, 1080, 31, 32, 4, 1, true, 132), 17);
+    // 720p K = 31 (10 strips): 26 of 28 rows (2 per SM, 2 chunks) instead of 52 of 14 (4 per SM, 2 chunks).
+    EXPECT_EQ(bytesSegments(10, 720, 31, 32, 4, 1, true, 132), 26);
+    // 4K: the full wave's (17 at 4 blocks per SM: 5 chunks each; 13 at 3).
+    EXPECT_EQ(bytesSegments(30, 2160, 31, 32, 4, 1, true, 132), 17);
+    EXPECT_EQ(bytesSegments(30, 2160, 15, 32, 3, 1, true, 132), 13);
+    // Two waves are not fitted.
+    EXPECT_EQ(bytesSegments(120, 2160, 15, 32, 3, 2, true, 132), 6);
+    // One strip: every row its own segment while the chunks stay one.
+    EXPECT_EQ(bytesSegments(1, 40, 31, 32, 4, 1, true, 132), 40);
+    // Any shape: between 1 and the frame's rows, never more blocks than one wave holds (or one segment a strip).
+    for (int strips : {1, 2, 7, 15, 30, 61, 120, 529, 2000})
+        for (int height : {1, 2, 17, 31, 480, 1080, 2160, 4320})
+            for (int k : {15, 31})
+                for (int slots : {1, 2, 3, 4}) {
+                    const int n = bytesSegments(strips, height, k, 32, slots, 1, true, 132);
+                    EXPECT_GE(n, 1);
+                    EXPECT_LE(n, height);
+                    EXPECT_TRUE(n == 1 || std::int64_t(strips) * n <= 132 * slots)
+                        << strips << " strips, " << height << " rows, " << slots << " per SM: " << n;
+                }
+#else
+    GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
 // The u8 streaming kernel of 1 to 4 channels (KernelVariants::separable 5, the default, and 6) sums as the tile kernel
 // does: the same bytes on every border, with bias and |.|, RGBA with the alpha copied (and a channel other than the
 // last copied), packed RGB (a channel copied too), frames narrower than a strip, widths not a multiple of 4, frames of
@@ -850,7 +884,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
             std::vector<HostImage> outs;
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask);
-            for (int v : {0, 5, 6}) {
+            for (int v : {0, 5, 6, 7}) {
                 DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.dstPitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
@@ -863,7 +897,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
                 EXPECT_TRUE(dst.paddingIntact()) << what << " variant " << v;
                 outs.push_back(dst.download());
             }
-            for (int i : {1, 2}) {
+            for (int i : {1, 2, 3}) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << i + 4 << ": " << describe(same);
             }

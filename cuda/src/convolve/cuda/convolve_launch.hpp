@@ -64,9 +64,10 @@ struct KernelVariants {
     // (convolve_separable_bytes.cu, K = 15 and 31) wherever it applies: H100, 4K GRAY8 Gaussian K = 15 / 31 23.7 /
     // 36.0 µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 / 16.0 against 15.0 / 22.6. 6: that kernel
     // with the other number of blocks per SM for one channel (5 takes 3 at K = 15, 4 at K = 31; 6 the reverse),
-    // with the other number of waves for 2 to 4 channels (5 takes two on frames of 4 Mpixel and more, one below);
-    // elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming kernel's 153.6 /
-    // 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6.
+    // with the other number of waves for 2 to 4 channels (5 takes two on frames of 4 Mpixel and more, 2 Mpixel for
+    // 3 and 4 channels, else one); elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming kernel's 153.6 /
+    // 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as fill its waves,
+    // where 5 fits one wave's segments to the row pass's 32-row chunks (convolve_separable_bytes.cu, bytesSegments).
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
@@ -95,7 +96,7 @@ struct KernelVariants {
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kSeparableVariants = 7;
+constexpr int kSeparableVariants = 8;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
 // Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
@@ -116,12 +117,19 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // The u8 streaming separable kernel (convolve_separable_bytes.cu): K = 15 and 31, 1 to 4 channels each filtered or
 // copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
 // borderValue that is a byte. launchSeparableBytes launches it and returns true where it applies, else returns false
-// and launches nothing; blocksPerSm 0 the measured best, else for one channel 3 or 4 blocks per SM (the segments
-// fill one wave of them), for 2 to 4 channels segments for the other number of waves (the best: two on frames of
-// 4 Mpixel and more, one below).
+// and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15, 4 at K = 31;
+// segments for two waves on frames of 4 Mpixel and more, 2 Mpixel for 3 and 4 channels, else one; one wave's
+// segments fitted to the row-pass chunks); Other: one channel the other number of blocks per SM, 2 to 4 channels the other number of
+// waves; FullWaves: as Best, but as many segments as fill the waves (not fitted to the chunks).
+enum class BytesChoice { Best, Other, FullWaves };
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                          cudaStream_t stream, int blocksPerSm);
+                          cudaStream_t stream, BytesChoice choice);
+// Its row segments per strip of `strips` strips, on `multiprocessors` SMs holding `slotsPerSm` blocks each: as many
+// as fill `waves` waves, or (fit, one wave) the number whose busiest SM runs the fewest row-pass chunks of
+// `chunkRows` rows (see its definition).
+int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, int waves, bool fit,
+                  int multiprocessors);
 
 // The register-window kernels (convolve_register_window.cu; u8 rows 4-byte aligned, frames taller than K / 2, every
 // channel filtered or copied: 1 to 4 channels all filtered, or RGBA-like with the alpha copied; under

@@ -149,9 +149,10 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                      cudaStream_t stream, const KernelVariants& variants) {
     const bool large = largeFrame(frame);
-    if (variants.separable >= 5 &&
-        launchSeparableBytes(type, k, frame, row, column, stream, variants.separable == 5 ? 0 : (k == 15 ? 4 : 3)))
-        return;
+    const BytesChoice bytes = variants.separable == 6   ? BytesChoice::Other
+                              : variants.separable == 7 ? BytesChoice::FullWaves
+                                                        : BytesChoice::Best;
+    if (variants.separable >= 5 && launchSeparableBytes(type, k, frame, row, column, stream, bytes)) return;
     const int v = std::min(variants.separable, 5);
     const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));
     const int waves = v == 4 || (v == 5 && large) ? 2 : 1;

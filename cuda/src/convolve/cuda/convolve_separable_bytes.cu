@@ -287,7 +287,8 @@ template <int K, int C, bool ADJUST, int MIN_BLOCKS> int bytesBlocksPerSm() {
 }
 
 template <int K, int C, bool ADJUST, int MIN_BLOCKS>
-void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves) {
+void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
+                  bool fit) {
     using Cfg = BytesConfig<K, C>;
     BytesParams<K> p;
     p.f = frame;
@@ -299,11 +300,9 @@ void launchBytesT(const ConvFrame& frame, const float* row, const float* column,
     auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS>;
     if (Cfg::SMEM > 48 * 1024)
         CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::SMEM)));
-    // Segments tall enough for `waves` waves of as many blocks as fit: each segment computes K − 1 intermediate rows
-    // that the segment above also computes.
-    const int blocks = currentDeviceMultiprocessors() * bytesBlocksPerSm<K, C, ADJUST, MIN_BLOCKS>() * waves;
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
-    const int segments = std::max(1, std::min(frame.height, blocks / strips));
+    const int segments = bytesSegments(strips, frame.height, K, Cfg::CH, bytesBlocksPerSm<K, C, ADJUST, MIN_BLOCKS>(),
+                                       waves, fit, currentDeviceMultiprocessors());
     p.segment = (frame.height + segments - 1) / segments;
     const dim3 grid(strips, (frame.height + p.segment - 1) / p.segment);
     kernel<<<grid, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
@@ -311,34 +310,68 @@ void launchBytesT(const ConvFrame& frame, const float* row, const float* column,
 }
 
 template <int K, int C, int MIN_BLOCKS>
-void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves = 1) {
-    if (frame.bias != 0.f || frame.absolute != 0) launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, waves);
-    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, waves);
+void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
+                  bool fit) {
+    if (frame.bias != 0.f || frame.absolute != 0)
+        launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, waves, fit);
+    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, waves, fit);
 }
 
 template <int K>
-void launchBytesC(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int blocks) {
+void launchBytesC(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+                  BytesChoice choice) {
+    // Segments of one wave fitted to the chunks (bytesSegments) except under BytesChoice::FullWaves.
+    const bool fit = choice != BytesChoice::FullWaves;
+    const bool other = choice == BytesChoice::Other;
     if (frame.inChannels == 1) {
         // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
         // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6.
-        if (blocks == 0) blocks = K == 15 ? 3 : 4;
-        return blocks == 4 ? launchBytesK<K, 1, 4>(frame, row, column, stream)
-                           : launchBytesK<K, 1, 3>(frame, row, column, stream);
+        return (K == 31) != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit)
+                                  : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit);
     }
-    // Segments for two waves on frames of 4 Mpixel and more, one below (H100, same run: 4K RGBA K = 15 / 31 107.5 /
-    // 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0; 1080p
-    // 2-channel K = 31 27.7 with one wave against 34.8, RGBA 58.9 against 59.1; 3 channels follow the rule, not
-    // measured apart). blocks != 0: the other choice.
-    const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
-    const int waves = (blocks == 0) == large ? 2 : 1;
+    // Segments for two waves on frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one wave's fitted
+    // to the chunks. H100, 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel
+    // 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0, 1080p 2-channel K = 31 27.7 with one wave against 34.8
+    // (thirteenth session); fourteenth session, two waves against one fitted: 1080p RGBA K = 15 / 31 37.3 / 52.0
+    // against 38.8 / 52.1, packed RGB 30.7 / 44.4 against 31.2 / 48.8, 1440p RGBA 55.7 / 77.0 against 65.6 / 91.3;
+    // 720p RGBA 21.3 / 35.6 against 19.8 / 29.4, RGB 22.0 / 31.6 against 18.4 / 26.7. Other: the other number.
+    const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
+    const bool large = pixels >= (frame.inChannels >= 3 ? 2000000 : 4000000);
+    const int waves = other == large ? 1 : 2;
     switch (frame.inChannels) {
-    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves);
-    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves);
-    default: return launchBytesK<K, 4, 3>(frame, row, column, stream, waves);
+    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves, fit);
+    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves, fit);
+    default: return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, fit);
     }
 }
 
 }  // namespace
+
+// Row segments per strip. A block's row pass takes CH intermediate rows a chunk, a lane a row, so a chunk costs the
+// same whether or not all its rows are used, and the blocks an SM holds share its issue slots: the busiest SM runs
+// about ⌈blocks / SMs⌉ × ⌈(segment + K − 1) / CH⌉ chunks. fit (one wave): the number of segments that needs the
+// fewest, counting a chunk of 2 blocks per SM as 1.25 (fewer warps hide less latency: H100, 4K GRAY8 K = 31, 20
+// chunks an SM at 2 blocks per SM 40.4 µs, at 4 36.8), at least 2 blocks per SM where the frame has that many (one
+// leaves the SM idle at every barrier), ties to the most segments; else as many segments as fill `waves` waves.
+// H100, 2026-11-26 (fourteenth session), GRAY8 1080p K = 31: 35 segments of 31 rows (4 blocks per SM, 2 chunks
+// each) 16.3 µs, 17 of 64 (2 per SM, 3 chunks each) 15.3–15.6.
+int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, int waves, bool fit, int multiprocessors) {
+    const std::int64_t sms = multiprocessors;
+    const int full = int(std::max<std::int64_t>(1, std::min<std::int64_t>(height, sms * slotsPerSm * waves / strips)));
+    if (!fit || waves != 1) return full;
+    const bool twoPerSm = std::int64_t(strips) * full > sms;
+    int best = full;
+    std::int64_t bestCost = -1;
+    for (int n = full; n >= 1; --n) {
+        const std::int64_t perSm = (std::int64_t(strips) * n + sms - 1) / sms;
+        if (twoPerSm && perSm < 2) break;
+        const int segment = (height + n - 1) / n;
+        const std::int64_t chunks = perSm * ((segment + k - 1 + chunkRows - 1) / chunkRows);
+        const std::int64_t cost = chunks * (perSm <= 2 ? 5 : 4);
+        if (bestCost < 0 || cost < bestCost) best = n, bestCost = cost;
+    }
+    return best;
+}
 
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
     const auto aligned = [](const void* data, std::size_t pitch, std::size_t to) {
@@ -354,10 +387,10 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
 }
 
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                          cudaStream_t stream, int blocksPerSm) {
+                          cudaStream_t stream, BytesChoice choice) {
     if (!separableBytesApplies(type, k, frame)) return false;
-    if (k == 15) launchBytesC<15>(frame, row, column, stream, blocksPerSm);
-    else launchBytesC<31>(frame, row, column, stream, blocksPerSm);
+    if (k == 15) launchBytesC<15>(frame, row, column, stream, choice);
+    else launchBytesC<31>(frame, row, column, stream, choice);
     return true;
 }
 
