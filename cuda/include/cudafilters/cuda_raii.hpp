@@ -27,6 +27,12 @@ void checkCuda(cudaError_t status, const char* call);
 int currentDevice();
 // Its multiprocessor count (kernels size their grids by it), checked.
 int currentDeviceMultiprocessors();
+// Lets `kernel` (a __global__ function) launch with `bytes` of dynamic shared memory on the current device: above the
+// default 48 KB, raises its cudaFuncAttributeMaxDynamicSharedMemorySize, once per kernel and device (checked).
+void allowDynamicSharedMemory(const void* kernel, std::size_t bytes);
+template <typename... Args> void allowDynamicSharedMemory(void (*kernel)(Args...), std::size_t bytes) {
+    allowDynamicSharedMemory(reinterpret_cast<const void*>(kernel), bytes);
+}
 
 // Makes `device` current for the scope and restores the previous one after: cudaSetDevice only when it differs, so a
 // context pushed by the caller (the plugin's GstCudaContext) stays current when it already is the device's. The

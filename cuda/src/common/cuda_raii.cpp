@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 namespace cudafilters {
@@ -23,6 +24,19 @@ int currentDeviceMultiprocessors() {
     int count = 0;
     CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, currentDevice()));
     return count;
+}
+
+void allowDynamicSharedMemory(const void* kernel, std::size_t bytes) {
+    constexpr std::size_t kDefault = 48 * 1024;
+    if (bytes <= kDefault) return;
+    static std::mutex mutex;
+    static std::map<std::pair<const void*, int>, std::size_t> allowed;
+    const std::pair<const void*, int> key{kernel, currentDevice()};
+    std::lock_guard<std::mutex> lock(mutex);
+    std::size_t& granted = allowed[key];
+    if (granted >= bytes) return;
+    CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    granted = bytes;
 }
 
 ScopedDevice::ScopedDevice(int device) : previous_(currentDevice()) {

@@ -15,6 +15,17 @@ namespace cudafilters::cuda_detail {
 
 constexpr int kBlockThreads = 256;
 
+// A separable kernel's parameter block (members f, row[K], column[K]) holding the frame and the row and column factors.
+template <typename Params, int K> Params separableParams(const ConvFrame& frame, const float* row, const float* column) {
+    Params p;
+    p.f = frame;
+    for (int i = 0; i < K; ++i) {
+        p.row[i] = row[i];
+        p.column[i] = column[i];
+    }
+    return p;
+}
+
 template <typename T> __device__ __forceinline__ const T* srcRow(const ConvFrame& f, int y) {
     return reinterpret_cast<const T*>(f.src + std::size_t(y) * f.srcPitch);
 }

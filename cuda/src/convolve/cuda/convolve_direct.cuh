@@ -130,8 +130,7 @@ void launchDirectT(const ConvFrame& frame, const float* taps, cudaStream_t strea
     for (int b = 0; b < BANK; ++b)
         for (int i = 0; i < K * K; ++i) p.taps[b][i] = taps[b * K * K + i];
     auto kernel = directKernel<T, K, BANK>;
-    if (C::SMEM > 48 * 1024)
-        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(C::SMEM)));
+    allowDynamicSharedMemory(kernel, C::SMEM);
     const int layers = frame.combine == Combine::Channels ? 1 : frame.inChannels;
     const dim3 grid((frame.width + C::TW - 1) / C::TW * layers, (frame.height + C::TH - 1) / C::TH);
     kernel<<<grid, kBlockThreads, C::SMEM, stream>>>(p);

@@ -299,8 +299,7 @@ template <int C, int K> void launchInterleavedT(const ConvFrame& frame, const fl
     for (int i = 0; i < K * K; ++i) p.taps[i] = taps[i];
     auto kernel = interleavedKernel<C, K>;
     const std::size_t smem = Cfg::smem(C);
-    if (smem > 48 * 1024)
-        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    allowDynamicSharedMemory(kernel, smem);
     const dim3 grid((frame.width + Cfg::TW - 1) / Cfg::TW, (frame.height + Cfg::TH - 1) / Cfg::TH);
     kernel<<<grid, kBlockThreads, smem, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("interleavedKernel");
@@ -309,16 +308,10 @@ template <int C, int K> void launchInterleavedT(const ConvFrame& frame, const fl
 template <int C, int K>
 void launchInterleavedSeparableT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream) {
     using Cfg = InterleavedConfig<K>;
-    InterleavedSeparableParams<K> p;
-    p.f = frame;
-    for (int i = 0; i < K; ++i) {
-        p.row[i] = row[i];
-        p.column[i] = column[i];
-    }
+    InterleavedSeparableParams<K> p = separableParams<InterleavedSeparableParams<K>, K>(frame, row, column);
     auto kernel = interleavedSeparableKernel<C, K>;
     const std::size_t smem = Cfg::smemSeparable(C);
-    if (smem > 48 * 1024)
-        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    allowDynamicSharedMemory(kernel, smem);
     const dim3 grid((frame.width + Cfg::TW - 1) / Cfg::TW, (frame.height + Cfg::TH - 1) / Cfg::TH);
     kernel<<<grid, kBlockThreads, smem, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("interleavedSeparableKernel");

@@ -104,15 +104,9 @@ __global__ void __launch_bounds__(kBlockThreads, SeparableConfig<K, TH>::MIN_BLO
 template <typename T, int K, int TH = 32>
 void launchSeparableT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream) {
     using C = SeparableConfig<K, TH>;
-    SeparableParams<K> p;
-    p.f = frame;
-    for (int i = 0; i < K; ++i) {
-        p.row[i] = row[i];
-        p.column[i] = column[i];
-    }
+    SeparableParams<K> p = separableParams<SeparableParams<K>, K>(frame, row, column);
     auto kernel = separableKernel<T, K, TH>;
-    if (C::SMEM > 48 * 1024)
-        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(C::SMEM)));
+    allowDynamicSharedMemory(kernel, C::SMEM);
     const dim3 grid((frame.width + C::TW - 1) / C::TW * frame.inChannels, (frame.height + C::TH - 1) / C::TH);
     kernel<<<grid, kBlockThreads, C::SMEM, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("separableKernel");

@@ -290,16 +290,10 @@ template <int K, int C, bool ADJUST, int MIN_BLOCKS>
 void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
                   bool fit) {
     using Cfg = BytesConfig<K, C>;
-    BytesParams<K> p;
-    p.f = frame;
-    for (int i = 0; i < K; ++i) {
-        p.row[i] = row[i];
-        p.column[i] = column[i];
-    }
+    BytesParams<K> p = separableParams<BytesParams<K>, K>(frame, row, column);
     p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
     auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS>;
-    if (Cfg::SMEM > 48 * 1024)
-        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::SMEM)));
+    allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
     const int segments = bytesSegments(strips, frame.height, K, Cfg::CH, bytesBlocksPerSm<K, C, ADJUST, MIN_BLOCKS>(),
                                        waves, fit, currentDeviceMultiprocessors());

@@ -287,17 +287,11 @@ template <typename T, int K, int C, int WB> int blocksPerSm(int planes, std::siz
 template <typename T, int K, int C, int WB = 4>
 void launchStreamT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves) {
     using Cfg = StreamConfig<T, K, C, WB>;
-    StreamParams<K> p;
-    p.f = frame;
-    for (int i = 0; i < K; ++i) {
-        p.row[i] = row[i];
-        p.column[i] = column[i];
-    }
+    StreamParams<K> p = separableParams<StreamParams<K>, K>(frame, row, column);
     p.planes = __builtin_popcount(frame.mask & ((1u << C) - 1u));
     const std::size_t smem = std::size_t(p.planes) * Cfg::planeBytes();
     auto kernel = separableStreamKernel<T, K, C, WB>;
-    if (smem > 48 * 1024)
-        CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    allowDynamicSharedMemory(kernel, smem);
     const int sms = currentDeviceMultiprocessors();
     // Segments tall enough to fill `waves` waves of blocks and no more: each segment recomputes K − 1 rows.
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;

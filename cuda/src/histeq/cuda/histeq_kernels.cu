@@ -1631,8 +1631,7 @@ GlobalLumaBlocks globalLuma8BlocksPerSm(int channels) {
 }
 
 void prepareGlobalGray8() {
-    CUDAFILTERS_CHECK(cudaFuncSetAttribute(globalHistogramPrivateGray8, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           kPrivateSharedBytes));
+    allowDynamicSharedMemory(globalHistogramPrivateGray8, kPrivateSharedBytes);
 }
 
 // The apply kernel waits for the histogram kernel only where it was compiled for sm_90 or later (griddepcontrol):
