@@ -14,7 +14,8 @@
 //   four at a time and stores one 4-byte word a row (a whole RGBA pixel, two UV pixels, four grey ones, 4 bytes of
 //   packed RGB).
 // Channels copied unfiltered (RGBA's alpha) go through the ring unfiltered and are taken from the output row's own
-// intermediate row, so every channel of a frame is either filtered or copied (the launcher takes no others).
+// intermediate row, so every channel of a frame is either filtered or copied (the launcher takes no others); the
+// first or last of 4 channels copied has no column sums at all (SKIP).
 //
 // Why: the streaming kernel of convolve_separable_stream.cu (every channel count, u8 and u16) issued 37.6 M warp
 // instructions for 4K GRAY8 K = 31, 46 % of them FMAs; the rest was its per-word placement, border and edge tests,
@@ -70,7 +71,9 @@ template <int K> struct BytesParams {
     unsigned borderWord;  // Border::Constant: borderValue (a byte) in every byte
 };
 
-template <int K, int C, bool ADJUST, int MIN_BLOCKS>
+// SKIP (4 channels): a channel copied unfiltered whose column sums are not computed at all (-1: none; the copied
+// channels are then summed and replaced).
+template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
 __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
     separableBytesKernel(const __grid_constant__ BytesParams<K> p) {
     using Cfg = BytesConfig<K, C>;
@@ -236,8 +239,10 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
                     const int ky = i - j;
                     if (ky >= 0 && ky < K) {
                         const float c = p.column[ky];
-                        acc[j] = make_float4(fmaf(c, u.x, acc[j].x), fmaf(c, u.y, acc[j].y), fmaf(c, u.z, acc[j].z),
-                                             fmaf(c, u.w, acc[j].w));
+                        acc[j] = make_float4(SKIP == 0 ? acc[j].x : fmaf(c, u.x, acc[j].x),
+                                             SKIP == 1 ? acc[j].y : fmaf(c, u.y, acc[j].y),
+                                             SKIP == 2 ? acc[j].z : fmaf(c, u.z, acc[j].z),
+                                             SKIP == 3 ? acc[j].w : fmaf(c, u.w, acc[j].w));
                     }
                 }
             }
@@ -273,30 +278,31 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
 }
 
 // Blocks of an instance that fit an SM (asked once per instance).
-template <int K, int C, bool ADJUST, int MIN_BLOCKS> int bytesBlocksPerSm() {
+template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP> int bytesBlocksPerSm() {
     static std::atomic<int> cached{0};
     int n = cached.load(std::memory_order_relaxed);
     if (n == 0) {
         using Cfg = BytesConfig<K, C>;
         CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, separableBytesKernel<K, C, ADJUST, MIN_BLOCKS>, Cfg::THREADS, Cfg::SMEM));
+            &n, separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP>, Cfg::THREADS, Cfg::SMEM));
         n = std::max(n, 1);
         cached.store(n, std::memory_order_relaxed);
     }
     return n;
 }
 
-template <int K, int C, bool ADJUST, int MIN_BLOCKS>
+template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
 void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
                   bool fit) {
     using Cfg = BytesConfig<K, C>;
     BytesParams<K> p = separableParams<BytesParams<K>, K>(frame, row, column);
     p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
-    auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS>;
+    auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP>;
     allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
-    const int segments = bytesSegments(strips, frame.height, K, Cfg::CH, bytesBlocksPerSm<K, C, ADJUST, MIN_BLOCKS>(),
-                                       waves, fit, currentDeviceMultiprocessors());
+    const int resident = bytesBlocksPerSm<K, C, ADJUST, MIN_BLOCKS, SKIP>();
+    const int segments =
+        bytesSegments(strips, frame.height, K, Cfg::CH, resident, waves, fit, currentDeviceMultiprocessors());
     p.segment = (frame.height + segments - 1) / segments;
     const dim3 grid(strips, (frame.height + p.segment - 1) / p.segment);
     kernel<<<grid, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
@@ -315,7 +321,7 @@ template <int K>
 void launchBytesC(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   BytesChoice choice) {
     // Segments of one wave fitted to the chunks (bytesSegments) except under BytesChoice::FullWaves.
-    const bool fit = choice != BytesChoice::FullWaves;
+    bool fit = choice != BytesChoice::FullWaves;
     const bool other = choice == BytesChoice::Other;
     if (frame.inChannels == 1) {
         // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
@@ -323,19 +329,28 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
         return (K == 31) != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit)
                                   : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit);
     }
-    // Segments for two waves on frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one wave's fitted
-    // to the chunks. H100, 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel
-    // 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0, 1080p 2-channel K = 31 27.7 with one wave against 34.8
-    // (thirteenth session); fourteenth session, two waves against one fitted: 1080p RGBA K = 15 / 31 37.3 / 52.0
-    // against 38.8 / 52.1, packed RGB 30.7 / 44.4 against 31.2 / 48.8, 1440p RGBA 55.7 / 77.0 against 65.6 / 91.3;
-    // 720p RGBA 21.3 / 35.6 against 19.8 / 29.4, RGB 22.0 / 31.6 against 18.4 / 26.7. Other: the other number.
-    const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
-    const bool large = pixels >= (frame.inChannels >= 3 ? 2000000 : 4000000);
+    // Segments for two waves on frames of 4 Mpixel and more, else one (H100, same run: 4K RGBA K = 15 / 31 107.5 /
+    // 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0; 1080p
+    // 2-channel K = 31 27.7 with one wave against 34.8). One wave's segments fitted to the chunks for 2 channels
+    // only: for 3 and 4 channels fitting measured no faster (fourteenth session: 720p RGBA K = 31 29.7 against
+    // 30.0 µs, RGB 26.6 against 27.2), nor through the element with frames resident (within its run-to-run spread).
+    // Other: the other number of waves.
+    const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
     const int waves = other == large ? 1 : 2;
+    fit = fit && frame.inChannels == 2;
     switch (frame.inChannels) {
     case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves, fit);
     case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves, fit);
-    default: return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, fit);
+    default: {
+        // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
+        // copied: its column sums left out (H100, fourteenth session, same runs: 4K RGBA Gaussian K = 31 158.0–158.3
+        // -> 150.8–151.0 µs, 1080p 52.2–52.5 -> 50.0–50.4, K = 15 108.9–109.0 -> 107.5–107.9).
+        const unsigned copied = frame.copy & ~frame.mask & 0xFu;
+        const bool plain = frame.bias == 0.f && frame.absolute == 0;
+        if (plain && copied == 0x8u) return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, waves, fit);
+        if (plain && copied == 0x1u) return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, waves, fit);
+        return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, fit);
+    }
     }
 }
 
