@@ -11,6 +11,8 @@
 // (camera and 10-bit decoder formats) against NV12 and GRAY16 through the same appsrc ring.
 //
 //   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--clip file.h264] [--only SUBSTRING]
+//   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--repeat N] --pipeline 'DESC ! fakesink name=sink …' …:
+//   only the pipelines given (each N times, in turn), their frame rate at the element named "sink".
 #include "pcie_bound.hpp"
 
 #include <cudafilters/device.hpp>
@@ -122,7 +124,7 @@ Outcome measure(const std::string& launch, Ring* ring, double warmup, double bud
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, countFrame, &frames, nullptr);
     gst_object_unref(pad);
     gst_object_unref(sink);
-    if (GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src")) {
+    if (GstElement* src = ring ? gst_bin_get_by_name(GST_BIN(pipeline), "src") : nullptr) {
         ring->pushed = 0;
         g_signal_connect(src, "need-data", G_CALLBACK(Ring::needData), ring);
         gst_object_unref(src);
@@ -184,10 +186,27 @@ int main(int argc, char** argv) {
     gst_init(&argc, &argv);
     double budget = 2.0;
     std::string clip, only;
+    std::vector<std::string> given;
+    int repeat = 1;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) budget = std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--clip") && i + 1 < argc) clip = argv[++i];
         else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else if (!std::strcmp(argv[i], "--pipeline") && i + 1 < argc) given.push_back(argv[++i]);
+        else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    }
+    if (!given.empty()) {
+        std::printf("| pipeline | run | fps | frames |\n|---|---|---|---|\n");
+        bool failed = false;
+        for (int r = 1; r <= repeat; ++r)
+            for (const std::string& launch : given) {
+                const Outcome o = measure(launch, nullptr, 0.7, budget);
+                failed = failed || !o.error.empty();
+                std::printf("| `%s` | %d | %s | %ld |\n", launch.c_str(), r,
+                            o.error.empty() ? std::to_string(long(o.fps + 0.5)).c_str() : o.error.c_str(), o.frames);
+                std::fflush(stdout);
+            }
+        return failed ? 1 : 0;
     }
     if (!haveElement("cudaconvolve")) {
         std::fprintf(stderr, "cudaconvolve not found: set GST_PLUGIN_PATH to the build's plugin folder\n");

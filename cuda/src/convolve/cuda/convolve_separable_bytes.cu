@@ -320,8 +320,13 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
 template <int K>
 void launchBytesC(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   BytesChoice choice) {
-    // Segments of one wave fitted to the chunks (bytesSegments) except under BytesChoice::FullWaves.
-    bool fit = choice != BytesChoice::FullWaves;
+    // One and two channels: segments of one wave fitted to the chunks (bytesSegments) except under
+    // BytesChoice::FullWaves. Through the element with frames resident (bench-pipeline --pipeline, H100, fourteenth
+    // session, three runs each, against the full wave's segments): 1080p NV12 (luma) K = 31 67 047–67 683 fps against
+    // 59 123–60 240, 720p 87 486–92 712 against 65 093–66 033, 1080p I420 planes=all 37 063–38 842 against 33 074–
+    // 34 184; but 1080p NV12 planes=all (luma and UV planes side by side on two streams) 43 518–44 735 against
+    // 46 527–46 844, and 38 255–38 992 against 42 966–44 584 with only the luma plane fitted.
+    const bool fit = choice != BytesChoice::FullWaves;
     const bool other = choice == BytesChoice::Other;
     if (frame.inChannels == 1) {
         // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
@@ -329,27 +334,27 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
         return (K == 31) != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit)
                                   : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit);
     }
-    // Segments for two waves on frames of 4 Mpixel and more, else one (H100, same run: 4K RGBA K = 15 / 31 107.5 /
-    // 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0; 1080p
-    // 2-channel K = 31 27.7 with one wave against 34.8). One wave's segments fitted to the chunks for 2 channels
-    // only: for 3 and 4 channels fitting measured no faster (fourteenth session: 720p RGBA K = 31 29.7 against
-    // 30.0 µs, RGB 26.6 against 27.2), nor through the element with frames resident (within its run-to-run spread).
-    // Other: the other number of waves.
-    const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
-    const int waves = other == large ? 1 : 2;
-    fit = fit && frame.inChannels == 2;
+    // Segments for two waves on frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one (fitted to
+    // the chunks for 2 channels only). H100, thirteenth session: 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 / 193.3 with one
+    // wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0, 1080p 2-channel K = 31 27.7 with one wave
+    // against 34.8. Fourteenth session, through the element with frames resident (bench-pipeline --pipeline, three
+    // runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves against 26 534–27 092 with one, RGBA
+    // K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508 against 27 255–28 093; fitting measured
+    // no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs). Other: the other number of waves.
+    const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
+    const int waves = other == (pixels >= (frame.inChannels >= 3 ? 2000000 : 4000000)) ? 1 : 2;
     switch (frame.inChannels) {
     case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves, fit);
-    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves, fit);
+    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves, false);
     default: {
         // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
         // copied: its column sums left out (H100, fourteenth session, same runs: 4K RGBA Gaussian K = 31 158.0–158.3
         // -> 150.8–151.0 µs, 1080p 52.2–52.5 -> 50.0–50.4, K = 15 108.9–109.0 -> 107.5–107.9).
         const unsigned copied = frame.copy & ~frame.mask & 0xFu;
         const bool plain = frame.bias == 0.f && frame.absolute == 0;
-        if (plain && copied == 0x8u) return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, waves, fit);
-        if (plain && copied == 0x1u) return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, waves, fit);
-        return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, fit);
+        if (plain && copied == 0x8u) return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, waves, false);
+        if (plain && copied == 0x1u) return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, waves, false);
+        return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, false);
     }
     }
 }
