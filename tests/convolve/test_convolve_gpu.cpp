@@ -951,6 +951,42 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
 #endif
 }
 
+// Which instance RGBA-family frames take (the bytes are SameBytesAsTheTileKernel's): with the last or first of 4
+// channels copied and no bias or |.|, one that leaves that channel out of the column pass (template argument SKIP 3
+// or 0); with a bias, or another channel copied, the one that sums every channel (SKIP -1). The names are matched
+// mangled or demangled.
+TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Case {
+        unsigned mask, copy;
+        float bias;
+        const char* mangled;    // the template arguments K, C, ADJUST, MIN_BLOCKS, SKIP
+        const char* demangled;
+    };
+    for (const Case& c : {Case{0x7, 0x8, 0.f, "ILi15ELi4ELb0ELi3ELi3EE", "<15, 4, false, 3, 3>"},
+                          Case{0xE, 0x1, 0.f, "ILi15ELi4ELb0ELi3ELi0EE", "<15, 4, false, 3, 0>"},
+                          Case{0x7, 0x8, 3.f, "ILi15ELi4ELb1ELi3ELin1EE", "<15, 4, true, 3, -1>"},
+                          Case{0xB, 0x4, 0.f, "ILi15ELi4ELb0ELi3ELin1EE", "<15, 4, false, 3, -1>"}}) {
+        ConvolveDesc d = presetDesc(Preset::Gaussian, 15, 4.5);
+        d.channelMask = c.mask;
+        d.copyMask = c.copy;
+        d.bias = c.bias;
+        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 4);
+        DevicePlane src(300, 40, 4, SampleType::U8, false), dst(300, 40, 4, SampleType::U8, false);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+        std::string all;
+        for (const std::string& name : kernelsLaunchedBy([&](cudaStream_t stream) {
+                 cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
+             }))
+            all += name + " ";
+        const bool found = all.find(std::string("separableBytesKernel") + c.mangled) != std::string::npos ||
+                           all.find(std::string("separableBytesKernel") + c.demangled) != std::string::npos;
+        EXPECT_TRUE(found) << "mask " << c.mask << " copy " << c.copy << " bias " << c.bias << ": " << all;
+    }
+#endif
+}
+
 // The engine's device-to-device plane copy (the convolver's copy path, the executor's plane copies): 16-byte, 4-byte
 // and byte words, odd pitches, planes of one pixel; the padding around the rows untouched; mismatched views refused.
 TEST(DeviceCopy, CopiesPlanesOfEveryAlignment) {
