@@ -33,6 +33,13 @@ void allowDynamicSharedMemory(const void* kernel, std::size_t bytes);
 template <typename... Args> void allowDynamicSharedMemory(void (*kernel)(Args...), std::size_t bytes) {
     allowDynamicSharedMemory(reinterpret_cast<const void*>(kernel), bytes);
 }
+// Blocks of `threads` threads and `bytes` of dynamic shared memory that one SM of the current device holds at once
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, at least 1), asked once per kernel, block shape and device. Over
+// 48 KB, allowDynamicSharedMemory first.
+int residentBlocksPerSm(const void* kernel, int threads, std::size_t bytes);
+template <typename... Args> int residentBlocksPerSm(void (*kernel)(Args...), int threads, std::size_t bytes) {
+    return residentBlocksPerSm(reinterpret_cast<const void*>(kernel), threads, bytes);
+}
 
 // Makes `device` current for the scope and restores the previous one after: cudaSetDevice only when it differs, so a
 // context pushed by the caller (the plugin's GstCudaContext) stays current when it already is the device's. The

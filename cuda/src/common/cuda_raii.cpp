@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <tuple>
 #include <mutex>
 
 namespace cudafilters {
@@ -37,6 +38,18 @@ void allowDynamicSharedMemory(const void* kernel, std::size_t bytes) {
     if (granted >= bytes) return;
     CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     granted = bytes;
+}
+
+int residentBlocksPerSm(const void* kernel, int threads, std::size_t bytes) {
+    static std::mutex mutex;
+    static std::map<std::tuple<const void*, int, int, std::size_t>, int> known;
+    const std::tuple<const void*, int, int, std::size_t> key{kernel, currentDevice(), threads, bytes};
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = known.find(key);
+    if (found != known.end()) return found->second;
+    int blocks = 0;
+    CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, bytes));
+    return known[key] = std::max(blocks, 1);
 }
 
 ScopedDevice::ScopedDevice(int device) : previous_(currentDevice()) {

@@ -29,7 +29,6 @@
 #include "convolve_device.cuh"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 namespace cudafilters::cuda_detail {
@@ -389,20 +388,6 @@ int segmentFor(int k, int strips, int height, int variant, int blocksPerSm) {
     return int((height + waves * rowsPerWave - 1) / (waves * rowsPerWave));
 }
 
-// Blocks of a register-window kernel one SM holds (cudaOccupancyMaxActiveBlocksPerMultiprocessor), per device. One
-// cache per instantiation (the kernels of one K share their function type).
-template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE, bool WIDE, typename Kernel> int blocksPerSm(Kernel kernel) {
-    static std::atomic<int> cached[16];
-    const int device = currentDevice();
-    std::atomic<int>* slot = device >= 0 && device < 16 ? &cached[device] : nullptr;
-    if (slot && slot->load(std::memory_order_relaxed) > 0) return slot->load(std::memory_order_relaxed);
-    int blocks = 0;
-    CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kWarpsPerBlock * 32, 0));
-    blocks = std::max(blocks, 1);
-    if (slot) slot->store(blocks, std::memory_order_relaxed);
-    return blocks;
-}
-
 // taps: the row then the column factor (SEP), or the K × K taps.
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE = false>
 void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cudaStream_t stream) {
@@ -410,7 +395,7 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
     const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
     const bool wide = frame.rowAlign >= 16;
     const auto kernel = wide ? registerWindowKernel<K, C, FMASK, SEP, LEAVE, true> : registerWindowKernel<K, C, FMASK, SEP, LEAVE, false>;
-    const int blocks = wide ? blocksPerSm<K, C, FMASK, SEP, LEAVE, true>(kernel) : blocksPerSm<K, C, FMASK, SEP, LEAVE, false>(kernel);
+    const int blocks = residentBlocksPerSm(kernel, kWarpsPerBlock * 32, 0);
     const int segment = segmentFor(K, strips, frame.height, variant, blocks);
     RegisterParams<K, SEP> p;
     p.f = frame;

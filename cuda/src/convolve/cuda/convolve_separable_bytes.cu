@@ -35,7 +35,6 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 namespace cudafilters::cuda_detail {
@@ -277,20 +276,6 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
     }
 }
 
-// Blocks of an instance that fit an SM (asked once per instance).
-template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP> int bytesBlocksPerSm() {
-    static std::atomic<int> cached{0};
-    int n = cached.load(std::memory_order_relaxed);
-    if (n == 0) {
-        using Cfg = BytesConfig<K, C>;
-        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP>, Cfg::THREADS, Cfg::SMEM));
-        n = std::max(n, 1);
-        cached.store(n, std::memory_order_relaxed);
-    }
-    return n;
-}
-
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
 void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
                   bool fit) {
@@ -300,7 +285,7 @@ void launchBytesT(const ConvFrame& frame, const float* row, const float* column,
     auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP>;
     allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
-    const int resident = bytesBlocksPerSm<K, C, ADJUST, MIN_BLOCKS, SKIP>();
+    const int resident = residentBlocksPerSm(kernel, Cfg::THREADS, Cfg::SMEM);
     const int segments =
         bytesSegments(strips, frame.height, K, Cfg::CH, resident, waves, fit, currentDeviceMultiprocessors());
     p.segment = (frame.height + segments - 1) / segments;

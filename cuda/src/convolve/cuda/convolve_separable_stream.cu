@@ -10,7 +10,6 @@
 #include "convolve_device.cuh"
 
 #include <algorithm>
-#include <atomic>
 #include <type_traits>
 
 namespace cudafilters::cuda_detail {
@@ -271,19 +270,6 @@ __global__ void __launch_bounds__(kBlockThreads, 4) separableStreamKernel(const 
     }
 }
 
-// Blocks of one instance that fit an SM with `planes` planes of shared memory (asked once per instance and count).
-template <typename T, int K, int C, int WB> int blocksPerSm(int planes, std::size_t smem) {
-    static std::atomic<int> cached[C + 1] = {};
-    int n = cached[planes].load(std::memory_order_relaxed);
-    if (n == 0) {
-        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, separableStreamKernel<T, K, C, WB>,
-                                                                         kBlockThreads, smem));
-        n = std::max(n, 1);
-        cached[planes].store(n, std::memory_order_relaxed);
-    }
-    return n;
-}
-
 template <typename T, int K, int C, int WB = 4>
 void launchStreamT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves) {
     using Cfg = StreamConfig<T, K, C, WB>;
@@ -295,7 +281,7 @@ void launchStreamT(const ConvFrame& frame, const float* row, const float* column
     const int sms = currentDeviceMultiprocessors();
     // Segments tall enough to fill `waves` waves of blocks and no more: each segment recomputes K − 1 rows.
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
-    const int segments = std::max(1, sms * blocksPerSm<T, K, C, WB>(p.planes, smem) * waves / strips);
+    const int segments = std::max(1, sms * residentBlocksPerSm(kernel, kBlockThreads, smem) * waves / strips);
     const int rows = (frame.height + segments - 1) / segments;
     p.segment = (rows + Cfg::CH - 1) / Cfg::CH * Cfg::CH;
     const dim3 grid(strips, (frame.height + p.segment - 1) / p.segment);

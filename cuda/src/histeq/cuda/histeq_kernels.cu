@@ -1330,8 +1330,9 @@ __global__ void __launch_bounds__(kGlobalThreads) globalApplyGray8(const HisteqP
 // histogram each (the histogram pair of the block-LUT kernels); with it the histogram kernel's last block builds the
 // smoothed LUT into p.luts (buildTileLut, the temporal state of the tile kernels) and the apply blocks stage it.
 
-// One shared histogram per warp, counted by countChunkLumas. LAST_BLOCK_LUT (temporal smoothing): the last block builds p.luts from p.hist as the
-// tile kernels do (statistics first, the state updated, p.hist left zeroed); otherwise block 0 zeroes p.histNext.
+// One shared histogram per warp, counted by countChunkLumas. LAST_BLOCK_LUT (temporal smoothing): the last block
+// builds p.luts from p.hist as the tile kernels do (statistics first, the state updated, p.hist left zeroed);
+// otherwise block 0 zeroes p.histNext.
 template <int CH, bool LAST_BLOCK_LUT>
 __global__ void __launch_bounds__(kThreads) globalHistogramLuma8(const HisteqParams p) {
     constexpr int kWarps = kThreads / 32;
