@@ -1221,6 +1221,66 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
 #endif
 }
 
+// One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps: the
+// same bytes as the one-channel tile kernel that ran them before (registerWindow = -1); rows it cannot read in words
+// (odd pitches) still take the tile kernel, and 4 Mpixel frames the separable instance. At K = 5 frames of 2 Mpixel
+// and more take the separable instance, smaller ones the tile kernel. Every output within 1 of the reference.
+TEST(SeparableRegisters, OneChannelRoutes) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    enum class Taken { Direct, Separable, Neither };
+    struct Shape {
+        int k, w, h;
+        Border border;
+        bool odd;
+        Taken taken;  // the register-window instance the default variants launch
+    };
+    const Shape shapes[] = {
+        {3, 1920, 1080, Border::Reflect101, false, Taken::Direct}, {3, 1283, 721, Border::Replicate, false, Taken::Direct},
+        {3, 97, 5, Border::Constant, false, Taken::Direct},        {3, 2, 2, Border::Wrap, false, Taken::Direct},
+        {3, 333, 97, Border::Reflect, true, Taken::Neither},       {3, 2560, 1600, Border::Reflect101, false, Taken::Separable},
+        {5, 1920, 1080, Border::Replicate, false, Taken::Separable}, {5, 2001, 1001, Border::Constant, false, Taken::Separable},
+        {5, 1280, 720, Border::Reflect101, false, Taken::Neither},   {5, 1999, 1000, Border::Wrap, false, Taken::Neither},
+    };
+    for (const Shape& c : shapes)
+        for (const double sigma : {0.8, 2.0}) {
+            ConvolveDesc d = presetDesc(Preset::Gaussian, c.k, sigma);
+            d.border = c.border;
+            d.borderValue = 37;
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
+            ASSERT_TRUE(plan.separable);
+            HostImage input(c.w, c.h, 1, SampleType::U8);
+            input.fillRandom(c.w + c.h + c.k);
+            const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                     " sigma " + std::to_string(sigma);
+            auto fast = cuda_detail::makeCudaConvolver(plan, cuda_detail::KernelVariants{});
+            cuda_detail::KernelVariants tileOnly;
+            tileOnly.registerWindow = -1;
+            auto tile = cuda_detail::makeCudaConvolver(plan, tileOnly);
+            const HostImage out = runCuda(*fast, input, c.odd);
+            if (c.taken != Taken::Separable) {  // (the separable instance sums in another order: within 1)
+                EXPECT_EQ(compareImages(out, runCuda(*tile, input, c.odd)).differing, 0) << what;
+            }
+            EXPECT_LE(compareImages(out, runBackend(Backend::Reference, plan, input)).maxAbs, 1) << what;
+
+            DevicePlane src(c.w, c.h, 1, SampleType::U8, c.odd), dst(c.w, c.h, 1, SampleType::U8, c.odd);
+            std::string all;
+            for (const std::string& name :
+                 kernelsLaunchedBy([&](cudaStream_t stream) { fast->process(src.view, dst.view, stream); }))
+                all += name + " ";
+            // K, C, FMASK, SEP: mangled or not.
+            const std::string k = std::to_string(c.k);
+            auto launched = [&](bool sep) {
+                return all.find("registerWindowKernelILi" + k + "ELi1ELj1ELb" + (sep ? "1E" : "0E")) != std::string::npos ||
+                       all.find("registerWindowKernel<" + k + ", 1, 1u, " + (sep ? "true" : "false")) != std::string::npos;
+            };
+            EXPECT_EQ(launched(false), c.taken == Taken::Direct) << what << ": " << all;
+            EXPECT_EQ(launched(true), c.taken == Taken::Separable) << what << ": " << all;
+            EXPECT_FALSE(all.empty()) << what;
+        }
+#endif
+}
+
 namespace {
 
 struct SeparableCase {

@@ -474,7 +474,10 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     const bool large = std::int64_t(f.width) * f.height >= 4000000;
     if (!separable) return c == 1 ? k == 3 || large : k == 3;
     switch (c) {
-    case 1: return k == 7 || large;
+    // One channel at K = 5 from 2 Mpixel. H100, fifteenth session, Gaussian 5 × 5 (bench-convolve --size, same runs,
+    // against the one-channel tile kernel on the full taps): 1920 × 1080 9.4–9.6 µs against 11.1–11.3, 2560 × 1440
+    // 12.2–12.3 against 15.2–15.5; 1280 × 720 9.1 against 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9.
+    case 1: return k == 7 || large || (k == 5 && std::int64_t(f.width) * f.height >= 2000000);
     case 4: return true;
     default: return k == 3 || large;
     }

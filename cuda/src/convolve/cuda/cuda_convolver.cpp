@@ -192,6 +192,13 @@ private:
                 cuda_detail::launchSeparableRegistersU8(plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
                                                         stream, variants_.registerWindow))
                 break;
+            // One u8 channel at K = 3 below 4 Mpixel: the direct register-window kernel on the full taps (the tile
+            // kernel's sums below, in the same order). H100, fifteenth session, Gaussian 3 × 3, same runs, against
+            // the tile kernel: 640 × 480 5.7–5.8 µs against 6.3–6.5, 1280 × 720 6.6 against 7.2–7.5, 1920 × 1080
+            // 7.8–8.0 against 10.0–10.1, 2560 × 1440 10.4–10.7 against 13.2–13.4.
+            if (plan_.type == SampleType::U8 && plan_.kernelWidth == 3 && f.inChannels == 1 &&
+                cuda_detail::launchDirectRegistersU8(3, 1, f, taps_.data(), stream, variants_.registerWindow))
+                break;
             // One u8 channel with K ≤ 5: the one-channel tile kernel on the full taps (KernelVariants::grayTile).
             if (plan_.type == SampleType::U8 && plan_.kernelWidth <= 5 &&
                 cuda_detail::launchGrayTileU8(plan_.kernelWidth, 1, f, taps_.data(), stream, variants_.grayTile))
