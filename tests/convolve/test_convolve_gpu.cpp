@@ -987,6 +987,37 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 #endif
 }
 
+// One channel: 4 blocks per SM at K = 31 and at K = 15 below 1.5 Mpixel, else 3 (the instance's MIN_BLOCKS, read
+// back from a captured launch); BytesChoice::Other takes the other.
+TEST(SeparableBytes, OneChannelBlocksPerSm) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Case {
+        int k, w, h, blocks;
+    };
+    for (const Case& c : {Case{15, 1280, 720, 4}, Case{15, 1224, 1224, 4}, Case{15, 1225, 1225, 3}, Case{15, 1920, 1080, 3},
+                          Case{31, 1280, 720, 4}, Case{31, 1920, 1080, 4}}) {
+        const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, 1);
+        DevicePlane src(c.w, c.h, 1, SampleType::U8, false), dst(c.w, c.h, 1, SampleType::U8, false);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+        for (const auto choice : {cuda_detail::BytesChoice::Best, cuda_detail::BytesChoice::Other}) {
+            const int blocks = choice == cuda_detail::BytesChoice::Best ? c.blocks : 7 - c.blocks;
+            std::string all;
+            for (const std::string& name : kernelsLaunchedBy([&](cudaStream_t stream) {
+                     EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
+                                                                   plan.column.data(), stream, choice));
+                 }))
+                all += name + " ";
+            const std::string k = std::to_string(c.k), b = std::to_string(blocks);
+            const bool found =
+                all.find("separableBytesKernelILi" + k + "ELi1ELb0ELi" + b + "ELin1EE") != std::string::npos ||
+                all.find("separableBytesKernel<" + k + ", 1, false, " + b + ", -1>") != std::string::npos;
+            EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " blocks " << blocks << ": " << all;
+        }
+    }
+#endif
+}
+
 // The engine's device-to-device plane copy (the convolver's copy path, the executor's plane copies): 16-byte, 4-byte
 // and byte words, odd pitches, planes of one pixel; the padding around the rows untouched; mismatched views refused.
 TEST(DeviceCopy, CopiesPlanesOfEveryAlignment) {

@@ -61,14 +61,14 @@ struct KernelVariants {
     // per-channel tile kernel's 212 / 354, 1080p K = 31 75 against 98; 4K GRAY8 K = 31 59 against 66; the tile
     // kernel stays faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels for colour at K ≤ 9.
     // Since 2026-11-26 (thirteenth session) 5 takes first the u8 streaming kernel of 1 to 4 channels
-    // (convolve_separable_bytes.cu, K = 15 and 31) wherever it applies: H100, 4K GRAY8 Gaussian K = 15 / 31 23.7 /
-    // 36.0 µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 / 16.0 against 15.0 / 22.6. 6: that kernel
-    // with the other number of blocks per SM for one channel (5 takes 3 at K = 15, 4 at K = 31; 6 the reverse),
-    // with the other number of waves for 2 to 4 channels (5 takes two on frames of 4 Mpixel and more, 2 Mpixel for
-    // 3 and 4 channels, else one); elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the
-    // streaming kernel's 153.6 / 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6. 7: that kernel with as many
-    // segments as fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two
-    // channels (convolve_separable_bytes.cu, bytesSegments).
+    // (convolve_separable_bytes.cu, K = 15 and 31) wherever it applies: H100, 4K GRAY8 Gaussian K = 15 / 31 23.7 / 36.0
+    // µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 / 16.0 against 15.0 / 22.6. 6: that kernel with the
+    // other number of blocks per SM for one channel (5 takes 3 at K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with
+    // the other number of waves for 2 to 4 channels (5 takes two on frames of 4 Mpixel and more, 2 Mpixel for 3 and 4
+    // channels, else one); elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming
+    // kernel's 153.6 / 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as
+    // fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two channels
+    // (convolve_separable_bytes.cu, bytesSegments).
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
@@ -120,10 +120,10 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // The u8 streaming separable kernel (convolve_separable_bytes.cu): K = 15 and 31, 1 to 4 channels each filtered or
 // copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
 // borderValue that is a byte. launchSeparableBytes launches it and returns true where it applies, else returns false
-// and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15, 4 at K = 31;
-// segments for two waves on frames of 4 Mpixel and more, 2 Mpixel for 3 and 4 channels, else one; for one and two
-// channels one wave's segments fitted to the row-pass chunks); Other: one channel the other number of blocks per SM,
-// 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill the waves.
+// and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15 from 1.5 Mpixel,
+// else 4; segments for two waves on frames of 4 Mpixel and more, 2 Mpixel for 3 and 4 channels, else one; for one and
+// two channels one wave's segments fitted to the row-pass chunks); Other: one channel the other number of blocks per
+// SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill the waves.
 enum class BytesChoice { Best, Other, FullWaves };
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,

@@ -313,11 +313,15 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // 46 527–46 844, and 38 255–38 992 against 42 966–44 584 with only the luma plane fitted.
     const bool fit = choice != BytesChoice::FullWaves;
     const bool other = choice == BytesChoice::Other;
+    const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
     if (frame.inChannels == 1) {
         // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
-        // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6.
-        return (K == 31) != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit)
-                                  : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit);
+        // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6. Since the fifteenth
+        // session 4 at K = 15 below 1.5 Mpixel too, with the fitted segments (same runs): 1280 × 720 7.9–8.0
+        // against 8.6–8.7, 640 × 480 6.3 both ways, 1080p 10.8–10.9 against 11.0.
+        const bool four = K == 31 || pixels < 1500000;
+        return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit)
+                             : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit);
     }
     // Segments for two waves on frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one (fitted to
     // the chunks for 2 channels only). H100, thirteenth session: 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 /
@@ -326,7 +330,6 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves against 26 534–27 092 with one, RGBA
     // K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508 against 27 255–28 093; fitting measured
     // no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs). Other: the other number of waves.
-    const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
     const int waves = other == (pixels >= (frame.inChannels >= 3 ? 2000000 : 4000000)) ? 1 : 2;
     switch (frame.inChannels) {
     case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves, fit);
