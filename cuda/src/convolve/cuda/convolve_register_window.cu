@@ -474,10 +474,16 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     const bool large = std::int64_t(f.width) * f.height >= 4000000;
     if (!separable) return c == 1 ? k == 3 || large : k == 3;
     switch (c) {
-    // One channel at K = 5 from 2 Mpixel. H100, fifteenth session, Gaussian 5 × 5 (bench-convolve --size, same runs,
-    // against the one-channel tile kernel on the full taps): 1920 × 1080 9.4–9.6 µs against 11.1–11.3, 2560 × 1440
-    // 12.2–12.3 against 15.2–15.5; 1280 × 720 9.1 against 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9.
-    case 1: return k == 7 || large || (k == 5 && std::int64_t(f.width) * f.height >= 2000000);
+    // One channel at K = 7 from 3 Mpixel (below, the tile kernel), at K = 5 from 2 Mpixel (below, the one-channel
+    // tile kernel on the full taps). H100, fifteenth session, Gaussian (bench-convolve --size, same runs, against the
+    // tile kernels): K = 7 640 × 480 11.8–12.0 µs against 7.0–7.1, 1280 × 720 13.1–13.5 against 8.5–8.7, 1920 × 1080
+    // 13.3–13.5 against 12.1–12.2, 2560 × 1440 15.8–15.9 against 16.9, 3000 × 1333 16.5–16.7 against 18.0; K = 5
+    // 1920 × 1080 9.4–9.6 against 11.1–11.3, 2560 × 1440 12.2–12.3 against 15.2–15.5, 1280 × 720 9.1 against
+    // 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9.
+    case 1: {
+        const std::int64_t pixels = std::int64_t(f.width) * f.height;
+        return large || (k == 7 && pixels >= 3000000) || (k == 5 && pixels >= 2000000);
+    }
     case 4: return true;
     default: return k == 3 || large;
     }
