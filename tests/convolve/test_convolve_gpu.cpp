@@ -1252,6 +1252,59 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
 #endif
 }
 
+// At K = 3 a register-window grid under one wave of resident blocks gets segments just long enough to fill one
+// (at least 4 rows): its grid, read back from a captured launch, fits one wave, and one row less a segment would not.
+TEST(DirectRegisters, SegmentsFillOneWave) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Shape {
+        int w, h, ch;
+        unsigned mask, copy;
+    };
+    int checked = 0;
+    for (const Shape& c : {Shape{2560, 1440, 1, 1, 0}, Shape{1920, 1080, 1, 1, 0}, Shape{1280, 720, 4, 7, 8},
+                           Shape{1920, 1080, 3, 7, 0}, Shape{1920, 1080, 2, 3, 0}}) {
+        ConvolveDesc d;
+        d.kernels = {randomKernel(3, 3, 11u, false)};
+        d.channelMask = c.mask;
+        d.copyMask = c.copy;
+        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.ch);
+        DevicePlane src(c.w, c.h, c.ch, SampleType::U8, false), dst(c.w, c.h, c.ch, SampleType::U8, false);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+        cudaStream_t stream = nullptr;
+        CUDAFILTERS_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        CUDAFILTERS_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        const bool launched = cuda_detail::launchDirectRegistersU8(3, 1, frame, plan.kernels[0].taps.data(), stream, 0);
+        cudaGraph_t graph = nullptr;
+        CUDAFILTERS_CHECK(cudaStreamEndCapture(stream, &graph));
+        const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.ch);
+        ASSERT_TRUE(launched) << what;
+        std::size_t count = 1;
+        cudaGraphNode_t node = nullptr;
+        CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, &node, &count));
+        ASSERT_EQ(count, 1u) << what;
+        cudaKernelNodeParams params{};
+        CUDAFILTERS_CHECK(cudaGraphKernelNodeGetParams(node, &params));
+        int perSm = 0;
+        const int threads = int(params.blockDim.x * params.blockDim.y * params.blockDim.z);
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, params.func, threads, 0));
+        CUDAFILTERS_CHECK(cudaGraphDestroy(graph));
+        CUDAFILTERS_CHECK(cudaStreamDestroy(stream));
+        const std::int64_t wave = std::int64_t(perSm) * currentDeviceMultiprocessors();
+        const std::int64_t columns = params.gridDim.x, rows = params.gridDim.y;
+        if ((c.h + 7) / 8 * columns >= wave) continue;  // segments of 8 rows already fill a wave (a smaller GPU)
+        ++checked;
+        const int segment = (c.h + int(rows) - 1) / int(rows);
+        EXPECT_LE(columns * rows, wave) << what << ": segments of " << segment << " rows";
+        if (segment > 4) {
+            const std::int64_t shorter = (c.h + segment - 2) / (segment - 1);
+            EXPECT_GT(columns * shorter, wave) << what << ": segments of " << segment << " rows";
+        }
+    }
+    if (checked == 0) GTEST_SKIP() << "every frame fills a wave of this GPU's resident blocks at 8 rows a segment";
+#endif
+}
+
 // One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps: the
 // same bytes as the one-channel tile kernel that ran them before (registerWindow = -1); rows it cannot read in words
 // (odd pitches) still take the tile kernel, and 4 Mpixel frames the separable instance. At K = 5 frames of 2 Mpixel

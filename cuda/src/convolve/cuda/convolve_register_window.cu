@@ -372,8 +372,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, (minBlocksPerSm<K, C, FMA
 // 16 from K = 5 unless that leaves fewer than 8 warps per SM (one-channel 1080p), then 8. Then fitted to the waves of
 // blocks the GPU holds at once (blocksPerSm × SMs; perRow blocks per row of segments): a grid that spills past a
 // whole number of waves by less than half a wave gets segments long enough to fit that number, and a grid under
-// half a wave gets shorter ones (at least 4 rows) until it fills one. (H200, 4K GRAY8 K = 3: 1 350 blocks for
-// 1 320 places, the last 30 ran as a second wave; 1080p: 405 blocks, 9 warps per SM.)
+// half a wave (at K = 3 under one wave) gets shorter ones (at least 4 rows) until it fills one. (H200, 4K GRAY8
+// K = 3: 1 350 blocks for 1 320 places, the last 30 ran as a second wave; 1080p: 405 blocks, 9 warps per SM.) H100,
+// fifteenth session, filling one wave from under one instead of under half, same runs: at K = 3 1280 × 720 RGBA
+// direct 9.9 against 10.5–10.6 µs, 1080p 2-channel Gaussian 9.2–9.3 against 9.6–9.7, RGB direct 11.5–11.6 against
+// 12.0, 2560 × 1440 GRAY8 direct 10.0–10.2 against 10.4–10.5, no K = 3 case slower by more than 2 %; at K = 5 1080p
+// GRAY8 Gaussian 10.0–10.1 against 9.5, RGBA Gaussian 18.1–18.3 against 17.5–17.6 (4K GRAY8 Gaussian 15.8–15.9
+// against 16.6–16.7), so K = 5 and 7 keep the half-wave rule.
 int segmentFor(int k, int strips, int height, int variant, int blocksPerSm) {
     if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
     const int sms = currentDeviceMultiprocessors();
@@ -382,7 +387,7 @@ int segmentFor(int k, int strips, int height, int variant, int blocksPerSm) {
     const std::int64_t wave = std::int64_t(std::max(blocksPerSm, 1)) * sms;
     const std::int64_t rowsPerWave = std::max<std::int64_t>(wave / perRow, 1);
     const std::int64_t blocks = (height + measured - 1) / measured * perRow;
-    if (2 * blocks < wave) return std::max(int((height + rowsPerWave - 1) / rowsPerWave), 4);
+    if ((k <= 3 ? blocks : 2 * blocks) < wave) return std::max(int((height + rowsPerWave - 1) / rowsPerWave), 4);
     const std::int64_t waves = (2 * blocks + wave) / (2 * wave);  // the nearest whole number, at least 1
     if (blocks <= waves * wave) return measured;
     return int((height + waves * rowsPerWave - 1) / (waves * rowsPerWave));
