@@ -489,7 +489,11 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
         const std::int64_t pixels = std::int64_t(f.width) * f.height;
         return large || (k == 7 && pixels >= 3000000) || (k == 5 && pixels >= 2000000);
     }
-    case 4: return true;
+    // Four channels at K = 5 from 1.2 Mpixel (below, the interleaved direct kernel on the full taps; packed 4:2:2
+    // chroma stays here). H100, fifteenth session, RGBA Gaussian 5 × 5 with alpha copied, same runs: 1024 × 768
+    // 16.7 µs against 12.4–12.7, 1280 × 720 16.5–16.6 against 14.2–14.4, 1280 × 1024 18.2–18.3 against 18.4–18.5,
+    // 1600 × 900 17.3–17.4 against 18.3–18.8, 1080p 17.7 against 22.1–22.3.
+    case 4: return chroma422 || k == 3 || std::int64_t(f.width) * f.height >= 1200000;
     default: return k == 3 || large;
     }
 }
