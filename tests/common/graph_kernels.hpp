@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
-// The names of the kernels a captured CUDA graph launches: which kernel a launcher chose, read back in GPU tests.
+// The kernels a captured CUDA graph launches (names, grids): which kernel a launcher chose, read back in GPU tests.
 #include <cudafilters/cuda_raii.hpp>
 
 #include <cuda_runtime.h>
@@ -10,12 +10,19 @@
 
 namespace cudafilters::test {
 
-inline std::vector<std::string> kernelNamesOf(cudaGraph_t graph) {
+// One kernel node of a graph: which kernel, on what grid.
+struct KernelLaunch {
+    std::string name;
+    const void* func = nullptr;
+    dim3 grid, block;
+};
+
+inline std::vector<KernelLaunch> kernelLaunchesOf(cudaGraph_t graph) {
     std::size_t count = 0;
     CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
     std::vector<cudaGraphNode_t> nodes(count);
     CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
-    std::vector<std::string> names;
+    std::vector<KernelLaunch> launches;
     for (cudaGraphNode_t node : nodes) {
         cudaGraphNodeType type{};
         CUDAFILTERS_CHECK(cudaGraphNodeGetType(node, &type));
@@ -24,8 +31,14 @@ inline std::vector<std::string> kernelNamesOf(cudaGraph_t graph) {
         CUDAFILTERS_CHECK(cudaGraphKernelNodeGetParams(node, &params));
         const char* name = nullptr;
         CUDAFILTERS_CHECK(cudaFuncGetName(&name, params.func));
-        names.emplace_back(name ? name : "?");
+        launches.push_back({name ? name : "?", params.func, params.gridDim, params.blockDim});
     }
+    return launches;
+}
+
+inline std::vector<std::string> kernelNamesOf(cudaGraph_t graph) {
+    std::vector<std::string> names;
+    for (const KernelLaunch& launch : kernelLaunchesOf(graph)) names.push_back(launch.name);
     return names;
 }
 

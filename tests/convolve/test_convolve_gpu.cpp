@@ -773,18 +773,29 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
 
 #ifdef CUDAFILTERS_HAVE_CUDA
 namespace {
-// The names of the kernels `launch` enqueues on a stream, captured into a graph (and not run).
-template <typename Launch> std::vector<std::string> kernelsLaunchedBy(Launch&& launch) {
+// The kernels `launch` enqueues on a stream, captured into a graph (and not run).
+template <typename Launch> std::vector<KernelLaunch> launchesBy(Launch&& launch) {
     cudaStream_t stream = nullptr;
     CUDAFILTERS_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CUDAFILTERS_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     launch(stream);
     cudaGraph_t graph = nullptr;
     CUDAFILTERS_CHECK(cudaStreamEndCapture(stream, &graph));
-    const std::vector<std::string> names = kernelNamesOf(graph);
+    std::vector<KernelLaunch> launches = kernelLaunchesOf(graph);
     CUDAFILTERS_CHECK(cudaGraphDestroy(graph));
     CUDAFILTERS_CHECK(cudaStreamDestroy(stream));
+    return launches;
+}
+// Their names.
+template <typename Launch> std::vector<std::string> kernelsLaunchedBy(Launch&& launch) {
+    std::vector<std::string> names;
+    for (const KernelLaunch& l : launchesBy(launch)) names.push_back(l.name);
     return names;
+}
+// Whether `names` (kernel names joined) hold an instance, by its mangled or its demangled name (the driver gives
+// either).
+bool holdsInstance(const std::string& names, const std::string& mangled, const std::string& demangled) {
+    return names.find(mangled) != std::string::npos || names.find(demangled) != std::string::npos;
 }
 }  // namespace
 #endif
@@ -980,8 +991,8 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
                  cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
              }))
             all += name + " ";
-        const bool found = all.find(std::string("separableBytesKernel") + c.mangled) != std::string::npos ||
-                           all.find(std::string("separableBytesKernel") + c.demangled) != std::string::npos;
+        const bool found = holdsInstance(all, std::string("separableBytesKernel") + c.mangled,
+                                         std::string("separableBytesKernel") + c.demangled);
         EXPECT_TRUE(found) << "mask " << c.mask << " copy " << c.copy << " bias " << c.bias << ": " << all;
     }
 #endif
@@ -1009,9 +1020,8 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
                  }))
                 all += name + " ";
             const std::string k = std::to_string(c.k), b = std::to_string(blocks);
-            const bool found =
-                all.find("separableBytesKernelILi" + k + "ELi1ELb0ELi" + b + "ELin1EE") != std::string::npos ||
-                all.find("separableBytesKernel<" + k + ", 1, false, " + b + ", -1>") != std::string::npos;
+            const bool found = holdsInstance(all, "separableBytesKernelILi" + k + "ELi1ELb0ELi" + b + "ELin1EE",
+                                             "separableBytesKernel<" + k + ", 1, false, " + b + ", -1>");
             EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " blocks " << blocks << ": " << all;
         }
     }
@@ -1271,27 +1281,18 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
         const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.ch);
         DevicePlane src(c.w, c.h, c.ch, SampleType::U8, false), dst(c.w, c.h, c.ch, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-        cudaStream_t stream = nullptr;
-        CUDAFILTERS_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        CUDAFILTERS_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-        const bool launched = cuda_detail::launchDirectRegistersU8(3, 1, frame, plan.kernels[0].taps.data(), stream, 0);
-        cudaGraph_t graph = nullptr;
-        CUDAFILTERS_CHECK(cudaStreamEndCapture(stream, &graph));
         const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.ch);
-        ASSERT_TRUE(launched) << what;
-        std::size_t count = 1;
-        cudaGraphNode_t node = nullptr;
-        CUDAFILTERS_CHECK(cudaGraphGetNodes(graph, &node, &count));
-        ASSERT_EQ(count, 1u) << what;
-        cudaKernelNodeParams params{};
-        CUDAFILTERS_CHECK(cudaGraphKernelNodeGetParams(node, &params));
+        const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
+            EXPECT_TRUE(cuda_detail::launchDirectRegistersU8(3, 1, frame, plan.kernels[0].taps.data(), stream, 0))
+                << what;
+        });
+        ASSERT_EQ(launches.size(), 1u) << what;
+        const KernelLaunch& l = launches[0];
         int perSm = 0;
-        const int threads = int(params.blockDim.x * params.blockDim.y * params.blockDim.z);
-        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, params.func, threads, 0));
-        CUDAFILTERS_CHECK(cudaGraphDestroy(graph));
-        CUDAFILTERS_CHECK(cudaStreamDestroy(stream));
+        const int threads = int(l.block.x * l.block.y * l.block.z);
+        CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, l.func, threads, 0));
         const std::int64_t wave = std::int64_t(perSm) * currentDeviceMultiprocessors();
-        const std::int64_t columns = params.gridDim.x, rows = params.gridDim.y;
+        const std::int64_t columns = l.grid.x, rows = l.grid.y;
         if ((c.h + 7) / 8 * columns >= wave) continue;  // segments of 8 rows already fill a wave (a smaller GPU)
         ++checked;
         const int segment = (c.h + int(rows) - 1) / int(rows);
@@ -1358,8 +1359,8 @@ TEST(SeparableRegisters, OneChannelRoutes) {
             // K, C, FMASK, SEP: mangled or not.
             const std::string k = std::to_string(c.k);
             auto launched = [&](bool sep) {
-                return all.find("registerWindowKernelILi" + k + "ELi1ELj1ELb" + (sep ? "1E" : "0E")) != std::string::npos ||
-                       all.find("registerWindowKernel<" + k + ", 1, 1u, " + (sep ? "true" : "false")) != std::string::npos;
+                return holdsInstance(all, "registerWindowKernelILi" + k + "ELi1ELj1ELb" + (sep ? "1E" : "0E"),
+                                     "registerWindowKernel<" + k + ", 1, 1u, " + (sep ? "true" : "false"));
             };
             EXPECT_EQ(launched(false), c.taken == Taken::Direct) << what << ": " << all;
             EXPECT_EQ(launched(true), c.taken == Taken::Separable) << what << ": " << all;
@@ -1405,8 +1406,7 @@ TEST(SeparableRegisters, FourChannelsAtFiveRoutes) {
         for (const std::string& name :
              kernelsLaunchedBy([&](cudaStream_t stream) { fast->process(src.view, dst.view, stream); }))
             all += name + " ";
-        const bool registers = all.find("registerWindowKernelILi5ELi4E") != std::string::npos ||
-                               all.find("registerWindowKernel<5, 4,") != std::string::npos;
+        const bool registers = holdsInstance(all, "registerWindowKernelILi5ELi4E", "registerWindowKernel<5, 4,");
         EXPECT_EQ(registers, c.registers) << what << ": " << all;
         EXPECT_FALSE(all.empty()) << what;
     }
