@@ -671,6 +671,12 @@ int main(int argc, char** argv) {
                     if (k >= 15) before.interleaved = before.separable = 2;
                     run(k <= 5 ? "RGB gaussian interleaved direct" : "RGB gaussian per-channel separable", rgbPlan,
                         rgb, rgbHost, rgbOut, before);
+                    for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
+                        cuda_detail::KernelVariants window;
+                        window.registerWindow = v;
+                        run("RGB gaussian register-window variant " + std::to_string(v), rgbPlan, rgb, rgbHost, rgbOut,
+                            window);
+                    }
                     if (k >= 15) {  // the streaming kernel (two waves)
                         cuda_detail::KernelVariants stream;
                         for (int v : {4, 6, 7}) {

@@ -1369,27 +1369,32 @@ TEST(SeparableRegisters, OneChannelRoutes) {
 #endif
 }
 
-// RGBA-like frames (alpha copied, or all four filtered) at K = 5: the separable register-window kernel from
-// 1.2 Mpixel, below it the interleaved direct kernel on the full taps (the same bytes as with the register window
-// off); packed 4:2:2 chroma (U and V filtered, Y left as dst holds it) keeps the register window at every size.
-TEST(SeparableRegisters, FourChannelsAtFiveRoutes) {
+// Colour frames at K = 5: the separable register-window kernel from 1.2 Mpixel for RGBA-like frames (alpha copied, or
+// all four filtered) and from 1.4 Mpixel for packed RGB; below, the interleaved direct kernel on the full taps (the
+// same bytes as with the register window off). Packed 4:2:2 chroma (U and V filtered, Y left as dst holds it) keeps
+// the register window at every size.
+TEST(SeparableRegisters, ColourAtFiveRoutes) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     struct Shape {
-        int w, h;
+        int channels, w, h;
         unsigned mask, copy;
         bool registers;  // whether the default variants take the register-window kernel
     };
-    for (const Shape& c : {Shape{1280, 720, 7, 8, false}, Shape{1095, 1095, 0xF, 0, false}, Shape{1096, 1095, 7, 8, true},
-                           Shape{1280, 1024, 0xF, 0, true}, Shape{640, 480, 0xA, 0, true}}) {
+    for (const Shape& c : {Shape{4, 1280, 720, 7, 8, false}, Shape{4, 1095, 1095, 0xF, 0, false},
+                           Shape{4, 1096, 1095, 7, 8, true}, Shape{4, 1280, 1024, 0xF, 0, true},
+                           Shape{4, 640, 480, 0xA, 0, true}, Shape{3, 1280, 1024, 7, 0, false},
+                           Shape{3, 1399, 1000, 7, 0, false}, Shape{3, 1400, 1000, 7, 0, true},
+                           Shape{3, 1921, 1081, 7, 0, true}}) {
         ConvolveDesc d = presetDesc(Preset::Gaussian, 5, 1.1);
         d.channelMask = c.mask;
         d.copyMask = c.copy;
-        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 4);
+        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, c.channels);
         ASSERT_TRUE(plan.separable);
-        HostImage input(c.w, c.h, 4, SampleType::U8);
+        HostImage input(c.w, c.h, c.channels, SampleType::U8);
         input.fillRandom(c.w + c.h);
-        const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " mask " + std::to_string(c.mask);
+        const std::string what = std::to_string(c.channels) + " channels " + std::to_string(c.w) + "x" +
+                                 std::to_string(c.h) + " mask " + std::to_string(c.mask);
         auto fast = cuda_detail::makeCudaConvolver(plan, cuda_detail::KernelVariants{});
         const HostImage out = runCuda(*fast, input);
         if (!c.registers) {
@@ -1401,12 +1406,14 @@ TEST(SeparableRegisters, FourChannelsAtFiveRoutes) {
         if (c.mask != 0xA) {  // (4:2:2 chroma leaves Y as dst holds it: the poison)
             EXPECT_LE(compareImages(out, runBackend(Backend::Reference, plan, input)).maxAbs, 1) << what;
         }
-        DevicePlane src(c.w, c.h, 4, SampleType::U8, false), dst(c.w, c.h, 4, SampleType::U8, false);
+        DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
         std::string all;
         for (const std::string& name :
              kernelsLaunchedBy([&](cudaStream_t stream) { fast->process(src.view, dst.view, stream); }))
             all += name + " ";
-        const bool registers = holdsInstance(all, "registerWindowKernelILi5ELi4E", "registerWindowKernel<5, 4,");
+        const std::string channels = std::to_string(c.channels);
+        const bool registers = holdsInstance(all, "registerWindowKernelILi5ELi" + channels + "E",
+                                            "registerWindowKernel<5, " + channels + ",");
         EXPECT_EQ(registers, c.registers) << what << ": " << all;
         EXPECT_FALSE(all.empty()) << what;
     }

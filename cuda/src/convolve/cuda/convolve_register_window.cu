@@ -494,6 +494,10 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     // 16.7 µs against 12.4–12.7, 1280 × 720 16.5–16.6 against 14.2–14.4, 1280 × 1024 18.2–18.3 against 18.4–18.5,
     // 1600 × 900 17.3–17.4 against 18.3–18.8, 1080p 17.7 against 22.1–22.3.
     case 4: return chroma422 || k == 3 || std::int64_t(f.width) * f.height >= 1200000;
+    // Three channels at K = 5 from 1.4 Mpixel (below, the interleaved direct kernel on the full taps). H100,
+    // sixteenth session, RGB Gaussian 5 × 5, same runs: 1280 × 1024 17.4–17.5 µs against 14.6, 1600 × 900 16.4
+    // against 17.7–17.8, 1080p 16.7–16.8 against 19.4–19.6, 2560 × 1440 19.6 against 29.9–30.0.
+    case 3: return k == 3 || std::int64_t(f.width) * f.height >= 1400000;
     default: return k == 3 || large;
     }
 }
