@@ -649,6 +649,12 @@ int main(int argc, char** argv) {
                     cuda_detail::KernelVariants before;
                     before.registerWindow = -1;
                     run("2-channel gaussian before register-window", uvPlan, pair, pairHost, pairOut, before);
+                    for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
+                        cuda_detail::KernelVariants window;
+                        window.registerWindow = v;
+                        run("2-channel gaussian register-window variant " + std::to_string(v), uvPlan, pair, pairHost,
+                            pairOut, window);
+                    }
                     run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
                 } else if (k >= 15) {  // the streaming kernel (two waves), then the default
                     const ConvolvePlan uvPlan = gaussianPlan(2);
