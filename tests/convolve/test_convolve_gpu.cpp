@@ -786,10 +786,10 @@ template <typename Launch> std::vector<KernelLaunch> launchesBy(Launch&& launch)
     CUDAFILTERS_CHECK(cudaStreamDestroy(stream));
     return launches;
 }
-// Their names.
-template <typename Launch> std::vector<std::string> kernelsLaunchedBy(Launch&& launch) {
-    std::vector<std::string> names;
-    for (const KernelLaunch& l : launchesBy(launch)) names.push_back(l.name);
+// Their names, each followed by a space.
+template <typename Launch> std::string kernelsLaunchedBy(Launch&& launch) {
+    std::string names;
+    for (const KernelLaunch& l : launchesBy(launch)) names += l.name + " ";
     return names;
 }
 // Whether `names` (kernel names joined) hold an instance, by its mangled or its demangled name (the driver gives
@@ -927,12 +927,9 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     const cuda_detail::ConvFrame good = cuda_detail::makeFrame(plan, aligned.view, dstAligned.view);
     EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, good));
     auto defaultKernels = [&](const cuda_detail::ConvFrame& frame) {
-        std::string all;
-        for (const std::string& name : kernelsLaunchedBy([&](cudaStream_t stream) {
-                 cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
-             }))
-            all += name + " ";
-        return all;
+        return kernelsLaunchedBy([&](cudaStream_t stream) {
+            cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
+        });
     };
     EXPECT_NE(defaultKernels(good).find("separableBytesKernel"), std::string::npos) << defaultKernels(good);
     const std::string oddKernels = defaultKernels(cuda_detail::makeFrame(plan, odd.view, dstAligned.view));
@@ -986,11 +983,9 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
         const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 4);
         DevicePlane src(300, 40, 4, SampleType::U8, false), dst(300, 40, 4, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-        std::string all;
-        for (const std::string& name : kernelsLaunchedBy([&](cudaStream_t stream) {
-                 cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
-             }))
-            all += name + " ";
+        const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
+            cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
+        });
         const bool found = holdsInstance(all, std::string("separableBytesKernel") + c.mangled,
                                          std::string("separableBytesKernel") + c.demangled);
         EXPECT_TRUE(found) << "mask " << c.mask << " copy " << c.copy << " bias " << c.bias << ": " << all;
@@ -1013,12 +1008,10 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
         for (const auto choice : {cuda_detail::BytesChoice::Best, cuda_detail::BytesChoice::Other}) {
             const int blocks = choice == cuda_detail::BytesChoice::Best ? c.blocks : 7 - c.blocks;
-            std::string all;
-            for (const std::string& name : kernelsLaunchedBy([&](cudaStream_t stream) {
-                     EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
-                                                                   plan.column.data(), stream, choice));
-                 }))
-                all += name + " ";
+            const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
+                EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
+                                                              plan.column.data(), stream, choice));
+            });
             const std::string k = std::to_string(c.k), b = std::to_string(blocks);
             const bool found = holdsInstance(all, "separableBytesKernelILi" + k + "ELi1ELb0ELi" + b + "ELin1EE",
                                              "separableBytesKernel<" + k + ", 1, false, " + b + ", -1>");
@@ -1352,10 +1345,8 @@ TEST(SeparableRegisters, OneChannelRoutes) {
             EXPECT_LE(compareImages(out, runBackend(Backend::Reference, plan, input)).maxAbs, 1) << what;
 
             DevicePlane src(c.w, c.h, 1, SampleType::U8, c.odd), dst(c.w, c.h, 1, SampleType::U8, c.odd);
-            std::string all;
-            for (const std::string& name :
-                 kernelsLaunchedBy([&](cudaStream_t stream) { fast->process(src.view, dst.view, stream); }))
-                all += name + " ";
+            const std::string all =
+                kernelsLaunchedBy([&](cudaStream_t stream) { fast->process(src.view, dst.view, stream); });
             // K, C, FMASK, SEP: mangled or not.
             const std::string k = std::to_string(c.k);
             auto launched = [&](bool sep) {
@@ -1407,10 +1398,8 @@ TEST(SeparableRegisters, ColourAtFiveRoutes) {
             EXPECT_LE(compareImages(out, runBackend(Backend::Reference, plan, input)).maxAbs, 1) << what;
         }
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
-        std::string all;
-        for (const std::string& name :
-             kernelsLaunchedBy([&](cudaStream_t stream) { fast->process(src.view, dst.view, stream); }))
-            all += name + " ";
+        const std::string all =
+            kernelsLaunchedBy([&](cudaStream_t stream) { fast->process(src.view, dst.view, stream); });
         const std::string channels = std::to_string(c.channels);
         const bool registers = holdsInstance(all, "registerWindowKernelILi5ELi" + channels + "E",
                                             "registerWindowKernel<5, " + channels + ",");

@@ -476,7 +476,8 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     if (!compiled) return false;
     if (variant > 0) return true;
     // Where it measured faster than the kernels before it (H200, same runs; KernelVariants::registerWindow).
-    const bool large = std::int64_t(f.width) * f.height >= 4000000;
+    const std::int64_t pixels = std::int64_t(f.width) * f.height;
+    const bool large = pixels >= 4000000;
     if (!separable) return c == 1 ? k == 3 || large : k == 3;
     switch (c) {
     // One channel at K = 7 from 3 Mpixel (below, the tile kernel), at K = 5 from 2 Mpixel (below, the one-channel
@@ -485,19 +486,16 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     // 13.3–13.5 against 12.1–12.2, 2560 × 1440 15.8–15.9 against 16.9, 3000 × 1333 16.5–16.7 against 18.0; K = 5
     // 1920 × 1080 9.4–9.6 against 11.1–11.3, 2560 × 1440 12.2–12.3 against 15.2–15.5, 1280 × 720 9.1 against
     // 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9.
-    case 1: {
-        const std::int64_t pixels = std::int64_t(f.width) * f.height;
-        return large || (k == 7 && pixels >= 3000000) || (k == 5 && pixels >= 2000000);
-    }
+    case 1: return large || (k == 7 && pixels >= 3000000) || (k == 5 && pixels >= 2000000);
     // Four channels at K = 5 from 1.2 Mpixel (below, the interleaved direct kernel on the full taps; packed 4:2:2
     // chroma stays here). H100, fifteenth session, RGBA Gaussian 5 × 5 with alpha copied, same runs: 1024 × 768
     // 16.7 µs against 12.4–12.7, 1280 × 720 16.5–16.6 against 14.2–14.4, 1280 × 1024 18.2–18.3 against 18.4–18.5,
     // 1600 × 900 17.3–17.4 against 18.3–18.8, 1080p 17.7 against 22.1–22.3.
-    case 4: return chroma422 || k == 3 || std::int64_t(f.width) * f.height >= 1200000;
+    case 4: return chroma422 || k == 3 || pixels >= 1200000;
     // Three channels at K = 5 from 1.4 Mpixel (below, the interleaved direct kernel on the full taps). H100,
     // sixteenth session, RGB Gaussian 5 × 5, same runs: 1280 × 1024 17.4–17.5 µs against 14.6, 1600 × 900 16.4
     // against 17.7–17.8, 1080p 16.7–16.8 against 19.4–19.6, 2560 × 1440 19.6 against 29.9–30.0.
-    case 3: return k == 3 || std::int64_t(f.width) * f.height >= 1400000;
+    case 3: return k == 3 || pixels >= 1400000;
     default: return k == 3 || large;
     }
 }
