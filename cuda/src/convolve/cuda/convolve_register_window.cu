@@ -496,6 +496,11 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     // sixteenth session, RGB Gaussian 5 × 5, same runs: 1280 × 1024 17.4–17.5 µs against 14.6, 1600 × 900 16.4
     // against 17.7–17.8, 1080p 16.7–16.8 against 19.4–19.6, 2560 × 1440 19.6 against 29.9–30.0.
     case 3: return k == 3 || pixels >= 1400000;
+    // Two channels both filtered (a UV plane) at K = 5 from 2 Mpixel (below, the interleaved direct kernel on the
+    // full taps). H100, sixteenth session, same run: 960 × 540 11.9 µs against 8.6, 1600 × 900 13.3 against 12.4,
+    // 1920 × 1080 (4K NV12's UV plane) 14.1 against 15.6, 2560 × 1440 16.8 against 22.3. Packed 4:2:2 Y/chroma pairs
+    // (one channel filtered) keep the 4 Mpixel rule: not measured.
+    case 2: return k == 3 || large || (mask == all && pixels >= 2000000);
     default: return k == 3 || large;
     }
 }
