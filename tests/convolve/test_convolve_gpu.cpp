@@ -1360,8 +1360,8 @@ TEST(SeparableRegisters, OneChannelRoutes) {
 #endif
 }
 
-// Colour frames at K = 5: the separable register-window kernel from 1.2 Mpixel for RGBA-like frames (alpha copied, or
-// all four filtered), from 1.4 Mpixel for packed RGB and from 2 Mpixel for two channels both filtered; below, the interleaved direct kernel on the full taps (the
+// Colour frames at K = 5: the separable register-window kernel from 1.6 Mpixel for RGBA-like frames (alpha copied, or
+// all four filtered), from 1.4 Mpixel for packed RGB and from 2.5 Mpixel for two channels both filtered; below, the interleaved direct kernel on the full taps (the
 // same bytes as with the register window off). Packed 4:2:2 chroma (U and V filtered, Y left as dst holds it) keeps
 // the register window at every size.
 TEST(SeparableRegisters, ColourAtFiveRoutes) {
@@ -1372,12 +1372,13 @@ TEST(SeparableRegisters, ColourAtFiveRoutes) {
         unsigned mask, copy;
         bool registers;  // whether the default variants take the register-window kernel
     };
-    for (const Shape& c : {Shape{4, 1280, 720, 7, 8, false}, Shape{4, 1095, 1095, 0xF, 0, false},
-                           Shape{4, 1096, 1095, 7, 8, true}, Shape{4, 1280, 1024, 0xF, 0, true},
-                           Shape{4, 640, 480, 0xA, 0, true}, Shape{3, 1280, 1024, 7, 0, false},
-                           Shape{3, 1399, 1000, 7, 0, false}, Shape{3, 1400, 1000, 7, 0, true},
-                           Shape{3, 1921, 1081, 7, 0, true}, Shape{2, 1920, 1041, 3, 0, false},
-                           Shape{2, 1920, 1042, 3, 0, true}}) {
+    for (const Shape& c : {Shape{4, 1280, 720, 7, 8, false}, Shape{4, 1280, 1024, 0xF, 0, false},
+                           Shape{4, 1601, 999, 7, 8, false}, Shape{4, 1600, 1000, 7, 8, true},
+                           Shape{4, 1921, 1081, 0xF, 0, true}, Shape{4, 640, 480, 0xA, 0, true},
+                           Shape{3, 1280, 1024, 7, 0, false}, Shape{3, 1399, 1000, 7, 0, false},
+                           Shape{3, 1400, 1000, 7, 0, true}, Shape{3, 1921, 1081, 7, 0, true},
+                           Shape{2, 1920, 1080, 3, 0, false}, Shape{2, 2000, 1249, 3, 0, false},
+                           Shape{2, 2000, 1250, 3, 0, true}}) {
         ConvolveDesc d = presetDesc(Preset::Gaussian, 5, 1.1);
         d.channelMask = c.mask;
         d.copyMask = c.copy;

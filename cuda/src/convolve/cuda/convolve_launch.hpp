@@ -95,7 +95,7 @@ struct KernelVariants {
     // at K = 3 and 16 above (8 where 16 leave under 8 warps per SM), fitted to the waves of blocks the GPU holds
     // (segmentFor); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64 rows; -1 never.
     // Since the fifteenth session (H100) 0 takes the separable kernel for one channel at K = 7 only from 3 Mpixel and
-    // at K = 5 from 2 Mpixel too, for four channels at K = 5 only from 1.2 Mpixel (packed 4:2:2 chroma always), and
+    // at K = 5 from 2 Mpixel too, for four channels at K = 5 only from 1.6 Mpixel (packed 4:2:2 chroma always), and
     // one-channel separable plans at K = 3 below 4 Mpixel take the direct kernel on their full taps
     // (registerWindowApplies, cuda_convolver.cpp).
     int registerWindow = 0;

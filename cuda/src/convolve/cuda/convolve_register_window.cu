@@ -487,20 +487,22 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     // 1920 × 1080 9.4–9.6 against 11.1–11.3, 2560 × 1440 12.2–12.3 against 15.2–15.5, 1280 × 720 9.1 against
     // 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9.
     case 1: return large || (k == 7 && pixels >= 3000000) || (k == 5 && pixels >= 2000000);
-    // Four channels at K = 5 from 1.2 Mpixel (below, the interleaved direct kernel on the full taps; packed 4:2:2
-    // chroma stays here). H100, fifteenth session, RGBA Gaussian 5 × 5 with alpha copied, same runs: 1024 × 768
+    // Four channels at K = 5 from 1.6 Mpixel (below, the interleaved direct kernel on the full taps; packed 4:2:2
+    // chroma stays here). RGBA Gaussian 5 × 5 with alpha copied, same runs. H100, fifteenth session: 1024 × 768
     // 16.7 µs against 12.4–12.7, 1280 × 720 16.5–16.6 against 14.2–14.4, 1280 × 1024 18.2–18.3 against 18.4–18.5,
-    // 1600 × 900 17.3–17.4 against 18.3–18.8, 1080p 17.7 against 22.1–22.3.
-    case 4: return chroma422 || k == 3 || pixels >= 1200000;
+    // 1600 × 900 17.3–17.4 against 18.3–18.8, 1080p 17.7 against 22.1–22.3 (then 1.2 Mpixel). H200, seventeenth
+    // session, once the interleaved kernel finished four samples at a time: 1280 × 1024 17.8–18.0 against 16.6,
+    // 1600 × 900 17.0–17.1 against 16.5–16.6, 1080p 17.2 against 19.9–20.0, 2240 × 1260 19.9–20.1 against 25.1–25.5.
+    case 4: return chroma422 || k == 3 || pixels >= 1600000;
     // Three channels at K = 5 from 1.4 Mpixel (below, the interleaved direct kernel on the full taps). H100,
     // sixteenth session, RGB Gaussian 5 × 5, same runs: 1280 × 1024 17.4–17.5 µs against 14.6, 1600 × 900 16.4
     // against 17.7–17.8, 1080p 16.7–16.8 against 19.4–19.6, 2560 × 1440 19.6 against 29.9–30.0.
     case 3: return k == 3 || pixels >= 1400000;
-    // Two channels both filtered (a UV plane) at K = 5 from 2 Mpixel (below, the interleaved direct kernel on the
-    // full taps). H100, sixteenth session, same run: 960 × 540 11.9 µs against 8.6, 1600 × 900 13.3 against 12.4,
-    // 1920 × 1080 (4K NV12's UV plane) 14.1 against 15.6, 2560 × 1440 16.8 against 22.3. Packed 4:2:2 Y/chroma pairs
-    // (one channel filtered) keep the 4 Mpixel rule: not measured.
-    case 2: return k == 3 || large || (mask == all && pixels >= 2000000);
+    // Two channels both filtered (a UV plane) at K = 5 from 2.5 Mpixel (below, the interleaved direct kernel on the
+    // full taps). H200, seventeenth session, same runs: 1600 × 900 13.2–13.8 µs against 11.4, 1920 × 1080 (4K NV12's
+    // UV plane) 15.0 against 14.0–14.3, 2240 × 1260 14.9 against 17.0–17.3, 2560 × 1440 16.1–16.2 against 20.9–21.0.
+    // Packed 4:2:2 Y/chroma pairs (one channel filtered) keep the 4 Mpixel rule: not measured.
+    case 2: return k == 3 || large || (mask == all && pixels >= 2500000);
     default: return k == 3 || large;
     }
 }
