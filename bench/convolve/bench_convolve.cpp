@@ -540,13 +540,13 @@ int main(int argc, char** argv) {
                     run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);
                 }
             }
-            if (k <= 5) {  // the separable tile kernel, and the one-channel tile kernel on the full taps
+            if (k <= 7) {  // the separable tile kernel, and (K ≤ 5) the one-channel tile kernel on the full taps
                 cuda_detail::KernelVariants variants;
                 variants.grayTile = -1;
                 variants.registerWindow = -1;
                 run("separable kernel", sepPlan, gray, grayHost, grayOut, variants);
                 variants.grayTile = 0;
-                run("separable one-channel tile", sepPlan, gray, grayHost, grayOut, variants);
+                if (k <= 5) run("separable one-channel tile", sepPlan, gray, grayHost, grayOut, variants);
             }
             if (k <= 7) {  // the register-window kernel with segments of 8, 16, 32, 64 rows
                 for (int v = 1; v <= 4; ++v) {

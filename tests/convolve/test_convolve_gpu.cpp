@@ -1302,7 +1302,7 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
 // One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps: the
 // same bytes as the one-channel tile kernel that ran them before (registerWindow = -1); rows it cannot read in words
 // (odd pitches) still take the tile kernel, and 4 Mpixel frames the separable instance. At K = 5 frames of 2 Mpixel
-// and more take the separable instance, at K = 7 those of 3 Mpixel and more; smaller ones the tile kernels. Every
+// and more take the separable instance, at K = 7 those of 5 Mpixel and more; smaller ones the tile kernels. Every
 // output within 1 of the reference.
 TEST(SeparableRegisters, OneChannelRoutes) {
     SKIP_WITHOUT_DEVICE();
@@ -1320,8 +1320,9 @@ TEST(SeparableRegisters, OneChannelRoutes) {
         {3, 333, 97, Border::Reflect, true, Taken::Neither},       {3, 2560, 1600, Border::Reflect101, false, Taken::Separable},
         {5, 1920, 1080, Border::Replicate, false, Taken::Separable}, {5, 2001, 1001, Border::Constant, false, Taken::Separable},
         {5, 1280, 720, Border::Reflect101, false, Taken::Neither},   {5, 1999, 1000, Border::Wrap, false, Taken::Neither},
-        {7, 1280, 720, Border::Replicate, false, Taken::Neither},    {7, 2999, 1000, Border::Reflect, false, Taken::Neither},
-        {7, 3001, 1000, Border::Constant, false, Taken::Separable},  {7, 2560, 1440, Border::Wrap, false, Taken::Separable},
+        {7, 1280, 720, Border::Replicate, false, Taken::Neither},    {7, 2560, 1440, Border::Reflect, false, Taken::Neither},
+        {7, 2499, 2000, Border::Wrap, false, Taken::Neither},        {7, 2500, 2000, Border::Constant, false, Taken::Separable},
+        {7, 3840, 2160, Border::Replicate, false, Taken::Separable},
     };
     for (const Shape& c : shapes)
         for (const double sigma : {0.8, 2.0}) {

@@ -94,10 +94,10 @@ struct KernelVariants {
     // 7.7 against 9.7 µs for the one-channel tile kernel, 4K K = 5 22.6 against 27.2), with row segments of 8 rows
     // at K = 3 and 16 above (8 where 16 leave under 8 warps per SM), fitted to the waves of blocks the GPU holds
     // (segmentFor); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64 rows; -1 never.
-    // Since the fifteenth session (H100) 0 takes the separable kernel for one channel at K = 7 only from 3 Mpixel and
-    // at K = 5 from 2 Mpixel too, for four channels at K = 5 only from 1.6 Mpixel (packed 4:2:2 chroma always), and
-    // one-channel separable plans at K = 3 below 4 Mpixel take the direct kernel on their full taps
-    // (registerWindowApplies, cuda_convolver.cpp).
+    // Since the fifteenth session (H100) 0 takes the separable kernel for one channel at K = 7 only from 3 Mpixel (5
+    // since the seventeenth) and at K = 5 from 2 Mpixel too, for four channels at K = 5 only from 1.6 Mpixel (packed
+    // 4:2:2 chroma always), for two filtered channels at K = 5 from 2.5 Mpixel, and one-channel separable plans at
+    // K = 3 below 4 Mpixel take the direct kernel on their full taps (registerWindowApplies, cuda_convolver.cpp).
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3

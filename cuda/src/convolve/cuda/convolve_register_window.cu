@@ -480,13 +480,16 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     const bool large = pixels >= 4000000;
     if (!separable) return c == 1 ? k == 3 || large : k == 3;
     switch (c) {
-    // One channel at K = 7 from 3 Mpixel (below, the tile kernel), at K = 5 from 2 Mpixel (below, the one-channel
-    // tile kernel on the full taps). H100, fifteenth session, Gaussian (bench-convolve --size, same runs, against the
-    // tile kernels): K = 7 640 × 480 11.8–12.0 µs against 7.0–7.1, 1280 × 720 13.1–13.5 against 8.5–8.7, 1920 × 1080
-    // 13.3–13.5 against 12.1–12.2, 2560 × 1440 15.8–15.9 against 16.9, 3000 × 1333 16.5–16.7 against 18.0; K = 5
-    // 1920 × 1080 9.4–9.6 against 11.1–11.3, 2560 × 1440 12.2–12.3 against 15.2–15.5, 1280 × 720 9.1 against
-    // 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9.
-    case 1: return large || (k == 7 && pixels >= 3000000) || (k == 5 && pixels >= 2000000);
+    // One channel at K = 7 from 5 Mpixel (below, the tile kernel), at K = 5 from 2 Mpixel (below, the one-channel
+    // tile kernel on the full taps), at K = 3 from 4 Mpixel. H100, fifteenth session, Gaussian (bench-convolve --size,
+    // same runs, against the tile kernels): K = 7 640 × 480 11.8–12.0 µs against 7.0–7.1, 1280 × 720 13.1–13.5
+    // against 8.5–8.7, 1920 × 1080 13.3–13.5 against 12.1–12.2, 2560 × 1440 15.8–15.9 against 16.9, 3000 × 1333
+    // 16.5–16.7 against 18.0 (then 3 Mpixel); K = 5 1920 × 1080 9.4–9.6 against 11.1–11.3, 2560 × 1440 12.2–12.3
+    // against 15.2–15.5, 1280 × 720 9.1 against 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9. H200, seventeenth
+    // session, once the separable tile kernel finished its column pass in pairs: K = 7 2560 × 1440 15.5 against
+    // 13.9–14.0, 3000 × 1333 16.3–16.4 against 14.6–14.7, 3840 × 2160 20.2–20.4 against 24.3–24.4; K = 5 1920 × 1080
+    // 9.3–9.4 against 10.0–10.1.
+    case 1: return k == 3 ? large : pixels >= (k == 5 ? 2000000 : 5000000);
     // Four channels at K = 5 from 1.6 Mpixel (below, the interleaved direct kernel on the full taps; packed 4:2:2
     // chroma stays here). RGBA Gaussian 5 × 5 with alpha copied, same runs. H100, fifteenth session: 1024 × 768
     // 16.7 µs against 12.4–12.7, 1280 × 720 16.5–16.6 against 14.2–14.4, 1280 × 1024 18.2–18.3 against 18.4–18.5,

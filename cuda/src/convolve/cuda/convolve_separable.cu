@@ -39,6 +39,48 @@ template <int K> struct SeparableParams {
     float column[K];
 };
 
+// Column pass of one-channel 255-level frames: a thread takes two adjacent columns of PYC / 2 rows, finishes the two
+// samples of a row with one conversion pair (roundToInt, packBytes: finishByte's levels) and stores them as one
+// 16-bit word. The sums are those of the column pass below, in the same order.
+template <int K, int TH>
+__device__ __forceinline__ void columnPassPairs(const SeparableParams<K>& p, const float* mid, int x0, int y0) {
+    using C = SeparableConfig<K, TH>;
+    constexpr int PAIRS = C::TW / 2, BANDS = kBlockThreads / PAIRS, ROWS = TH / BANDS;
+    static_assert(TH % BANDS == 0);
+    const ConvFrame& f = p.f;
+    const int x = 2 * (int(threadIdx.x) % PAIRS);
+    const int yc = (int(threadIdx.x) / PAIRS) * ROWS;
+    if (x0 + x >= f.width || y0 + yc >= f.height) return;
+    float2 v[ROWS + K - 1];
+#pragma unroll
+    for (int i = 0; i < ROWS + K - 1; ++i) v[i] = *reinterpret_cast<const float2*>(mid + (yc + i) * C::SM + x);
+    const bool absolute = f.absolute != 0, adjust = f.bias != 0.f || absolute;
+    const bool pair = x0 + x + 1 < f.width;
+#pragma unroll
+    for (int j = 0; j < ROWS; ++j) {
+        float a = 0.f, b = 0.f;
+#pragma unroll
+        for (int ky = 0; ky < K; ++ky) {
+            a = fmaf(p.column[ky], v[j + ky].x, a);
+            b = fmaf(p.column[ky], v[j + ky].y, b);
+        }
+        const int y = y0 + yc + j;
+        if (y >= f.height) break;
+        if (adjust) {
+            a = adjusted<true>(a, f.bias, absolute);
+            b = adjusted<true>(b, f.bias, absolute);
+        }
+        const unsigned word = packBytes(roundToInt(a), roundToInt(b), 0, 0);
+        std::uint8_t* out = dstRow<std::uint8_t>(f, y) + x0 + x;
+        if (pair && (reinterpret_cast<std::uintptr_t>(out) & 1) == 0) {
+            *reinterpret_cast<unsigned short*>(out) = static_cast<unsigned short>(word);
+        } else {
+            out[0] = static_cast<std::uint8_t>(word);
+            if (pair) out[1] = static_cast<std::uint8_t>(word >> 8);
+        }
+    }
+}
+
 template <typename T, int K, int TH>
 __global__ void __launch_bounds__(kBlockThreads, SeparableConfig<K, TH>::MIN_BLOCKS)
     separableKernel(const __grid_constant__ SeparableParams<K> p) {
@@ -84,6 +126,9 @@ __global__ void __launch_bounds__(kBlockThreads, SeparableConfig<K, TH>::MIN_BLO
     }
     __syncthreads();
 
+    if constexpr (sizeof(T) == 1 && K <= 15) {  // (K = 31: its ROWS + 30 pairs of registers would spill)
+        if (f.outChannels == 1 && plainBytes(f)) return columnPassPairs<K, TH>(p, mid, x0, y0);
+    }
     // Column pass: consecutive threads on consecutive columns, each PYC rows of one band.
     const int x = threadIdx.x % C::TW;
     const int yc = (threadIdx.x / C::TW) * C::PYC;
