@@ -428,6 +428,9 @@ int main(int argc, char** argv) {
         std::vector<Plane> pair = randomFrames(opt.frames, w, h, 2, pairHost);
         Plane pairOut = makePlane(w, h, 2);
         Plane grayOut = makePlane(w, h, 1), rgbOut = makePlane(w, h, 3), rgbaOut = makePlane(w, h, 4);
+        std::vector<std::vector<std::uint8_t>> gray16Host;  // GRAY16_LE: 16-bit samples
+        std::vector<Plane> gray16 = randomFrames(opt.frames, w, h, 1, gray16Host, SampleType::U16);
+        Plane gray16Out = makePlane(w, h, 1, SampleType::U16);
 
         // What this timing method gives for work that costs (almost) nothing, and for moving the frame once:
         // a 1-byte memset and a device-to-device copy of the GRAY8, RGB and RGBA frames (cudaMemcpy2DAsync, and the
@@ -523,6 +526,16 @@ int main(int argc, char** argv) {
 #else
             (void)direct;
 #endif
+            // GRAY16_LE (16-bit samples: the per-channel tile kernels, the streaming kernel from K = 15).
+            if (k <= 15) {
+                ConvolveDesc d16;
+                d16.kernels = {randomKernel(k, 100 + k)};
+                d16.border = Border::Replicate;
+                run("GRAY16 direct", ConvolvePlan::make(d16, SampleType::U16, 1), gray16, gray16Host, gray16Out);
+                ConvolveDesc g16 = presetDesc(Preset::Gaussian, k);
+                g16.border = Border::Replicate;
+                run("GRAY16 gaussian", ConvolvePlan::make(g16, SampleType::U16, 1), gray16, gray16Host, gray16Out);
+            }
             // Separable: a Gaussian (given as row and column), and the same kernel through the direct path.
             // Gaussian plans (separable), replicate border; `mask`: the channels filtered, the others copied.
             auto gaussianPlan = [k](int channels, unsigned mask = 0xF) {
