@@ -1362,9 +1362,9 @@ TEST(SeparableRegisters, OneChannelRoutes) {
 }
 
 // Colour frames at K = 5: the separable register-window kernel from 1.6 Mpixel for RGBA-like frames (alpha copied, or
-// all four filtered), from 1.4 Mpixel for packed RGB and from 2.5 Mpixel for two channels both filtered; below, the interleaved direct kernel on the full taps (the
-// same bytes as with the register window off). Packed 4:2:2 chroma (U and V filtered, Y left as dst holds it) keeps
-// the register window at every size.
+// all four filtered), from 1.4 Mpixel for packed RGB and from 2.5 Mpixel for two channels both filtered; below, the
+// interleaved direct kernel on the full taps (the same bytes as with the register window off). Packed 4:2:2 chroma
+// (U and V filtered, Y left as dst holds it) keeps the register window at every size.
 TEST(SeparableRegisters, ColourAtFiveRoutes) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA

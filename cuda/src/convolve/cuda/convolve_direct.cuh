@@ -97,8 +97,8 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
         }
     }
 
+    // One-channel 255-level frames: four samples per conversion pair (finishPixels).
     const bool bytesPacked = sizeof(T) == 1 && f.outChannels == 1 && plainBytes(f);
-    const bool absolute = f.absolute != 0, adjust = f.bias != 0.f || absolute;
 #pragma unroll
     for (int j = 0; j < C::PY; ++j) {
         const int y = y0 + ty + 8 * j;
@@ -112,19 +112,10 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
                 for (int i = 0; i < C::PX; ++i) out[i] = finish<T>(f, acc[b][j][i]);
                 storeRun<T, C::PX>(f, x, y, b, out);
             }
-        } else if (sizeof(T) == 1 && BANK == 1 && bytesPacked) {
-            // One-channel 255-level frames: four samples per conversion pair (finishByte's levels). H200, seventeenth
-            // session, same run: GRAY8 direct 1080p 7 × 7 / 9 × 9 14.4 / 16.6 → 13.7 / 15.5 µs, 4K 38.3 / 49.1 →
-            // 34.4 / 44.5.
+        } else if (BANK == 1 && bytesPacked) {
+            const float (&run)[1][C::PX] = reinterpret_cast<const float (&)[1][C::PX]>(acc[0][j]);
             unsigned words[C::PX / 4];
-#pragma unroll
-            for (int q = 0; q < C::PX / 4; ++q) {
-                int level[4];
-#pragma unroll
-                for (int b = 0; b < 4; ++b)
-                    level[b] = roundToInt(adjust ? adjusted<true>(acc[0][j][4 * q + b], f.bias, absolute) : acc[0][j][4 * q + b]);
-                words[q] = packBytes(level[0], level[1], level[2], level[3]);
-            }
+            finishPixels<1, C::PX>(f, run, words);
             T out[C::PX];
             memcpy(out, words, sizeof(out));
             storeRun<T, C::PX>(f, x, y, ch, out);
