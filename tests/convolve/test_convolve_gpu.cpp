@@ -1256,7 +1256,8 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
 }
 
 // At K = 3 a register-window grid under one wave of resident blocks gets segments just long enough to fill one
-// (at least 4 rows): its grid, read back from a captured launch, fits one wave, and one row less a segment would not.
+// (at least 4 rows): its grid, read back from a captured launch, is registerWindowGrid's (the edge blocks, then the
+// strips' blocks), the strips' blocks fit one wave, and one row less a segment would not.
 TEST(DirectRegisters, SegmentsFillOneWave) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1284,15 +1285,23 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
         int perSm = 0;
         const int threads = int(l.block.x * l.block.y * l.block.z);
         CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, l.func, threads, 0));
+        const cuda_detail::RegisterWindowGrid g = cuda_detail::registerWindowGrid(3, c.ch, c.w, c.h, 0, perSm);
+        // The launch is the grid registerWindowGrid describes: the edge blocks, then the strips' blocks.
+        EXPECT_EQ(l.grid.x, unsigned(g.perRow * g.segments + g.edgeBlocks)) << what;
+        EXPECT_EQ(l.grid.y * l.grid.z, 1u) << what;
+        EXPECT_EQ(g.segments, (c.h + g.segment - 1) / g.segment) << what;
+        // Just enough edge blocks for a thread per edge pixel.
+        const int edgePixels = (g.begin + c.w - g.end) * c.h;
+        EXPECT_GE(g.edgeBlocks * threads, edgePixels) << what;
+        EXPECT_LT((g.edgeBlocks - 1) * threads, std::max(edgePixels, 1)) << what;
         const std::int64_t wave = std::int64_t(perSm) * currentDeviceMultiprocessors();
-        const std::int64_t columns = l.grid.x, rows = l.grid.y;
+        const std::int64_t columns = g.perRow;
         if ((c.h + 7) / 8 * columns >= wave) continue;  // segments of 8 rows already fill a wave (a smaller GPU)
         ++checked;
-        const int segment = (c.h + int(rows) - 1) / int(rows);
-        EXPECT_LE(columns * rows, wave) << what << ": segments of " << segment << " rows";
-        if (segment > 4) {
-            const std::int64_t shorter = (c.h + segment - 2) / (segment - 1);
-            EXPECT_GT(columns * shorter, wave) << what << ": segments of " << segment << " rows";
+        EXPECT_LE(columns * g.segments, wave) << what << ": segments of " << g.segment << " rows";
+        if (g.segment > 4) {
+            const std::int64_t shorter = (c.h + g.segment - 2) / (g.segment - 1);
+            EXPECT_GT(columns * shorter, wave) << what << ": segments of " << g.segment << " rows";
         }
     }
     if (checked == 0) GTEST_SKIP() << "every frame fills a wave of this GPU's resident blocks at 8 rows a segment";

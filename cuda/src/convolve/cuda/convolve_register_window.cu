@@ -23,7 +23,7 @@
 // Y0 and Y1 left as the luma pass wrote them; each store then reads the words it replaces). Rows are read in aligned words (rows 4-byte aligned; 8- and 16-byte words on 16-byte
 // aligned rows). Lanes whose pixels are not all inside the frame load nothing, so no lane waits on single-byte
 // loads: the R output pixels at the left edge, and those near the right edge whose window reaches such a lane, are
-// computed by one extra column of blocks, sample by sample through borderIndex. Rows outside the frame map to rows
+// computed sample by sample through borderIndex by the grid's first blocks, a thread a pixel (registerWindowGrid). Rows outside the frame map to rows
 // inside it by RowMap; under Border::Constant they read as words of borderValue's byte (a borderValue that is not a
 // byte leaves the frame to the other kernels). Results are finished four bytes at a time (finishRow).
 #include "convolve_device.cuh"
@@ -35,6 +35,8 @@ namespace cudafilters::cuda_detail {
 namespace {
 
 constexpr int kWarpsPerBlock = 4;  // side by side: adjacent strips of the same rows
+constexpr int kWindowThreads = kWarpsPerBlock * 32;
+constexpr int pixelsPerLane(int channels) { return channels == 1 ? 8 : 4; }
 
 template <int K, int C, unsigned FMASK, bool LEAVE = false> struct RegisterConfig {
     static constexpr int R = K / 2;
@@ -43,7 +45,7 @@ template <int K, int C, unsigned FMASK, bool LEAVE = false> struct RegisterConfi
     // Gaussian K = 5 45.1 against 44.0 µs, K = 3 35.5 against 34.1); for one channel, 16 pixels per lane (16-byte
     // loads), or source rows loaded 2K − 1 ahead instead of K − 1, were slower or no faster (2026-11-25, ninth
     // session: 4K GRAY8 direct K = 3 17.2 / 16.1 against 14.3 µs, K = 5 32.8 / 31.1 against 24.5).
-    static constexpr int PX = C == 1 ? 8 : 4;
+    static constexpr int PX = pixelsPerLane(C);
     static constexpr int NW = PX * C / 4;            // 32-bit words per lane and row
     static constexpr int NF = __builtin_popcount(FMASK);  // filtered channels
     static constexpr int OUT = 30 * PX;              // pixels a warp outputs
@@ -71,8 +73,10 @@ template <int K, bool SEP> struct RegisterParams {
     float taps[SEP ? 2 * K : K * K];
     int segment;  // output rows per warp
     int strips;   // strips per row
+    int perRow;      // blocks per row of segments
+    int edgeBlocks;  // blocks of the edge columns, first in the grid
     // Output pixels the strips store: [begin, end), those whose window lies in whole lanes (lanes whose pixels are
-    // all inside the frame: x >= 0, x + PX <= width). The edge blocks (the last column of blocks) compute the others
+    // all inside the frame: x >= 0, x + PX <= width). The edge blocks (the first of the grid) compute the others
     // sample by sample through borderIndex.
     int begin, end;
     RowMap above, below;  // source rows outside the frame
@@ -172,16 +176,13 @@ __device__ __forceinline__ void finishRow(const float (&acc)[PX][NF], float bias
 // channel, from the source through borderIndex. The same sums in the same order as the strips: per window row the
 // row pass (taps left to right from 0), then that row's column tap; direct, the row's taps left to right.
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE>
-__device__ void edgeColumns(const RegisterParams<K, SEP>& p) {
+__device__ void edgeColumns(const RegisterParams<K, SEP>& p, int first, int stride) {
     constexpr int R = K / 2;
     const ConvFrame& f = p.f;
-    const int y0 = int(blockIdx.y) * p.segment;
-    const int outRows = min(p.segment, f.height - y0);
     const int edges = p.begin + (f.width - p.end);
-    for (int item = int(threadIdx.x); item < edges * outRows; item += int(blockDim.x)) {
-        const int yo = item / edges, e = item - yo * edges;
+    for (int item = first; item < edges * f.height; item += stride) {
+        const int y = item / edges, e = item - y * edges;
         const int x = e < p.begin ? e : p.end + (e - p.begin);
-        const int y = y0 + yo;
         float acc[C];
 #pragma unroll
         for (int c = 0; c < C; ++c) acc[c] = 0.f;
@@ -223,18 +224,21 @@ template <int K, int C, unsigned FMASK, bool SEP> constexpr int minBlocksPerSm()
 // WIDE: rows 16-byte aligned, source rows read in vector words (else 32-bit words; compiled apart, so that no load
 // carries the other's predicated twin).
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE, bool WIDE>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, (minBlocksPerSm<K, C, FMASK, SEP>()))
+__global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, SEP>()))
     registerWindowKernel(const __grid_constant__ RegisterParams<K, SEP> p) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     constexpr int R = Cfg::R, PX = Cfg::PX, NW = Cfg::NW, NF = Cfg::NF;
     const ConvFrame& f = p.f;
-    if (blockIdx.x == gridDim.x - 1) return edgeColumns<K, C, FMASK, SEP, LEAVE>(p);
+    const int block = int(blockIdx.x) - p.edgeBlocks;
+    if (block < 0)
+        return edgeColumns<K, C, FMASK, SEP, LEAVE>(p, int(blockIdx.x * blockDim.x + threadIdx.x), p.edgeBlocks * int(blockDim.x));
+    const int seg = block / p.perRow, group = block - seg * p.perRow;
+    const int y0 = seg * p.segment;
+    const int outRows = min(p.segment, f.height - y0);
     const int lane = threadIdx.x & 31;
-    const int strip = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x >> 5);
+    const int strip = group * kWarpsPerBlock + int(threadIdx.x >> 5);
     if (strip >= p.strips) return;  // the whole warp
     const int x = strip * Cfg::OUT - PX + lane * PX;  // this lane's first pixel
-    const int y0 = int(blockIdx.y) * p.segment;
-    const int outRows = min(p.segment, f.height - y0);
     const int rows = outRows + K - 1;  // source rows y0 − R … y0 + outRows − 1 + R
     const bool whole = x >= 0 && x + PX <= f.width;
     constexpr bool wide = WIDE;
@@ -378,12 +382,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, (minBlocksPerSm<K, C, FMA
 // direct 9.9 against 10.5–10.6 µs, 1080p 2-channel Gaussian 9.2–9.3 against 9.6–9.7, RGB direct 11.5–11.6 against
 // 12.0, 2560 × 1440 GRAY8 direct 10.0–10.2 against 10.4–10.5, no K = 3 case slower by more than 2 %; at K = 5 1080p
 // GRAY8 Gaussian 10.0–10.1 against 9.5, RGBA Gaussian 18.1–18.3 against 17.5–17.6 (4K GRAY8 Gaussian 15.8–15.9
-// against 16.6–16.7), so K = 5 and 7 keep the half-wave rule.
+// against 16.6–16.7), so K = 5 and 7 keep the half-wave rule. Until the eighteenth session a column of edge blocks
+// took one block per row of segments, and perRow counted it; since the edge columns run in a few blocks of their
+// own (registerWindowGrid), K = 3 counts the strips' blocks alone and K ≥ 5 still one more per row (H200, same
+// runs, K = 3: 4K RGBA direct 33.2–33.4 against 35.7–36.4 µs, RGBA Gaussian 29.6–29.8 against 32.2, GRAY8 direct
+// 12.9–13.1 against 12.8–12.9; K = 5: 4K RGBA Gaussian 37.1–37.3 against 40.7–40.9, RGB 31.6–32.0 against 35.1–35.4,
+// 2560 × 1440 RGBA 21.8–21.9 against 27.8–28.2, GRAY8 direct 4K 22.2 against 21.0–21.2).
 int segmentFor(int k, int strips, int height, int variant, int blocksPerSm) {
     if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
     const int sms = currentDeviceMultiprocessors();
     const int measured = k <= 3 ? 8 : std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
-    const std::int64_t perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1;
+    const std::int64_t perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock + (k <= 3 ? 0 : 1);
     const std::int64_t wave = std::int64_t(std::max(blocksPerSm, 1)) * sms;
     const std::int64_t rowsPerWave = std::max<std::int64_t>(wave / perRow, 1);
     const std::int64_t blocks = (height + measured - 1) / measured * perRow;
@@ -400,20 +409,22 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
     const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
     const bool wide = frame.rowAlign >= 16;
     const auto kernel = wide ? registerWindowKernel<K, C, FMASK, SEP, LEAVE, true> : registerWindowKernel<K, C, FMASK, SEP, LEAVE, false>;
-    const int blocks = residentBlocksPerSm(kernel, kWarpsPerBlock * 32, 0);
-    const int segment = segmentFor(K, strips, frame.height, variant, blocks);
+    static_assert(Cfg::PX == pixelsPerLane(C) && Cfg::OUT == 30 * Cfg::PX);
+    const RegisterWindowGrid g =
+        registerWindowGrid(K, C, frame.width, frame.height, variant, residentBlocksPerSm(kernel, kWindowThreads, 0));
     RegisterParams<K, SEP> p;
     p.f = frame;
     for (int i = 0; i < (SEP ? 2 * K : K * K); ++i) p.taps[i] = taps[i];
-    p.segment = segment;
+    p.segment = g.segment;
     p.strips = strips;
-    const int wholeEnd = frame.width / Cfg::PX * Cfg::PX;  // whole lanes hold pixels [0, wholeEnd)
+    p.perRow = g.perRow;
+    p.edgeBlocks = g.edgeBlocks;
+    p.begin = g.begin;
+    p.end = g.end;
     mapOutsideRows(frame.border, frame.height, p.above, p.below);
     p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
-    p.begin = std::min(Cfg::R, frame.width);
-    p.end = std::max(wholeEnd - Cfg::R, p.begin);
-    const dim3 grid((p.strips + kWarpsPerBlock - 1) / kWarpsPerBlock + 1, (frame.height + segment - 1) / segment);
-    kernel<<<grid, kWarpsPerBlock * 32, 0, stream>>>(p);
+    const int grid = g.perRow * g.segments + g.edgeBlocks;
+    kernel<<<grid, kWindowThreads, 0, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("registerWindowKernel");
 }
 
@@ -455,6 +466,21 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
 }
 
 }  // namespace
+
+RegisterWindowGrid registerWindowGrid(int k, int channels, int width, int height, int variant, int blocksPerSm) {
+    const int px = pixelsPerLane(channels), r = k / 2;
+    const int strips = (width + 30 * px - 1) / (30 * px);
+    RegisterWindowGrid g;
+    g.segment = segmentFor(k, strips, height, variant, blocksPerSm);
+    g.segments = (height + g.segment - 1) / g.segment;
+    g.perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    const int wholeEnd = width / px * px;  // whole lanes hold pixels [0, wholeEnd)
+    g.begin = std::min(r, width);
+    g.end = std::max(wholeEnd - r, g.begin);
+    const std::int64_t edgePixels = std::int64_t(g.begin + (width - g.end)) * height;
+    g.edgeBlocks = int(std::max<std::int64_t>((edgePixels + kWindowThreads - 1) / kWindowThreads, 1));
+    return g;
+}
 
 bool registerWindowApplies(SampleType type, int k, int bank, bool separable, const ConvFrame& f, int variant) {
     if (variant < 0 || type != SampleType::U8 || bank != 1 || f.inChannels != f.outChannels ||
