@@ -1285,7 +1285,7 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
         int perSm = 0;
         const int threads = int(l.block.x * l.block.y * l.block.z);
         CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, l.func, threads, 0));
-        const cuda_detail::RegisterWindowGrid g = cuda_detail::registerWindowGrid(3, c.ch, c.w, c.h, 0, perSm);
+        const cuda_detail::RegisterWindowGrid g = cuda_detail::registerWindowGrid(3, false, c.ch, c.w, c.h, 0, perSm);
         // The launch is the grid registerWindowGrid describes: the edge blocks, then the strips' blocks.
         EXPECT_EQ(l.grid.x, unsigned(g.perRow * g.segments + g.edgeBlocks)) << what;
         EXPECT_EQ(l.grid.y * l.grid.z, 1u) << what;

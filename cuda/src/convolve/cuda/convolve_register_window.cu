@@ -20,12 +20,13 @@
 // The sums are those of the tile kernels (convolve_separable.cu, convolve_direct.cuh), in the same order: the same
 // bytes. Channels outside the compiled mask are copied from the source row (the launcher takes frames whose other
 // channels are all copied), or, LEAVE, kept as dst holds them (packed 4:2:2 chroma: U and V of a macropixel filtered,
-// Y0 and Y1 left as the luma pass wrote them; each store then reads the words it replaces). Rows are read in aligned words (rows 4-byte aligned; 8- and 16-byte words on 16-byte
-// aligned rows). Lanes whose pixels are not all inside the frame load nothing, so no lane waits on single-byte
-// loads: the R output pixels at the left edge, and those near the right edge whose window reaches such a lane, are
-// computed sample by sample through borderIndex by the grid's first blocks, a thread a pixel (registerWindowGrid). Rows outside the frame map to rows
-// inside it by RowMap; under Border::Constant they read as words of borderValue's byte (a borderValue that is not a
-// byte leaves the frame to the other kernels). Results are finished four bytes at a time (finishRow).
+// Y0 and Y1 left as the luma pass wrote them; each store then reads the words it replaces). Rows are read in aligned
+// words (rows 4-byte aligned; 8- and 16-byte words on 16-byte aligned rows). Lanes whose pixels are not all inside the
+// frame load nothing, so no lane waits on single-byte loads: the R output pixels at the left edge, and those near the
+// right edge whose window reaches such a lane, are computed sample by sample through borderIndex by the grid's first
+// blocks, a thread a pixel (registerWindowGrid). Rows outside the frame map to rows inside it by RowMap; under
+// Border::Constant they read as words of borderValue's byte (a borderValue that is not a byte leaves the frame to the
+// other kernels). Results are finished four bytes at a time (finishRow).
 #include "convolve_device.cuh"
 
 #include <algorithm>
@@ -384,16 +385,22 @@ __global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, S
 // GRAY8 Gaussian 10.0–10.1 against 9.5, RGBA Gaussian 18.1–18.3 against 17.5–17.6 (4K GRAY8 Gaussian 15.8–15.9
 // against 16.6–16.7), so K = 5 and 7 keep the half-wave rule. Until the eighteenth session a column of edge blocks
 // took one block per row of segments, and perRow counted it; since the edge columns run in a few blocks of their
-// own (registerWindowGrid), K = 3 counts the strips' blocks alone and K ≥ 5 still one more per row (H200, same
-// runs, K = 3: 4K RGBA direct 33.2–33.4 against 35.7–36.4 µs, RGBA Gaussian 29.6–29.8 against 32.2, GRAY8 direct
-// 12.9–13.1 against 12.8–12.9; K = 5: 4K RGBA Gaussian 37.1–37.3 against 40.7–40.9, RGB 31.6–32.0 against 35.1–35.4,
-// 2560 × 1440 RGBA 21.8–21.9 against 27.8–28.2, GRAY8 direct 4K 22.2 against 21.0–21.2).
-int segmentFor(int k, int strips, int height, int variant, int blocksPerSm) {
+// own (registerWindowGrid), K = 3 counts the strips' blocks alone and separable plans at K ≥ 5 still one more per
+// row (H200, same runs, K = 3: 4K RGBA direct 33.2–33.4 against 35.7–36.4 µs, RGBA Gaussian 29.6–29.8 against 32.2,
+// GRAY8 direct 12.9–13.1 against 12.8–12.9; K = 5: 4K RGBA Gaussian 37.1–37.3 against 40.7–40.9, RGB 31.6–32.0
+// against 35.1–35.4, 2560 × 1440 RGBA 21.8–21.9 against 27.8–28.2). Direct plans at K = 5 (one channel, 4 Mpixel and
+// more) count the strips' blocks alone and fit them into the slots the edge blocks leave: 4K GRAY8 21.2–21.6 against
+// 22.6–22.7 µs (every other case the same either way; counting them alone in every separable plan too, 1080p
+// GRAY8 Gaussian 5 × 5 took 9.1–9.2 against 8.7).
+int segmentFor(int k, bool separable, int strips, int height, int variant, int blocksPerSm, int edgeBlocks) {
     if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
     const int sms = currentDeviceMultiprocessors();
     const int measured = k <= 3 ? 8 : std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
-    const std::int64_t perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock + (k <= 3 ? 0 : 1);
-    const std::int64_t wave = std::int64_t(std::max(blocksPerSm, 1)) * sms;
+    // Direct plans at K = 5 fit the strips' blocks into the slots the edge blocks leave.
+    const bool edgesOut = !separable && k >= 5;
+    const std::int64_t perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock + (k <= 3 || edgesOut ? 0 : 1);
+    const std::int64_t slots = std::int64_t(std::max(blocksPerSm, 1)) * sms;
+    const std::int64_t wave = std::max(slots - (edgesOut ? edgeBlocks : 0), perRow);
     const std::int64_t rowsPerWave = std::max<std::int64_t>(wave / perRow, 1);
     const std::int64_t blocks = (height + measured - 1) / measured * perRow;
     if ((k <= 3 ? blocks : 2 * blocks) < wave) return std::max(int((height + rowsPerWave - 1) / rowsPerWave), 4);
@@ -411,7 +418,7 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
     const auto kernel = wide ? registerWindowKernel<K, C, FMASK, SEP, LEAVE, true> : registerWindowKernel<K, C, FMASK, SEP, LEAVE, false>;
     static_assert(Cfg::PX == pixelsPerLane(C) && Cfg::OUT == 30 * Cfg::PX);
     const RegisterWindowGrid g =
-        registerWindowGrid(K, C, frame.width, frame.height, variant, residentBlocksPerSm(kernel, kWindowThreads, 0));
+        registerWindowGrid(K, SEP, C, frame.width, frame.height, variant, residentBlocksPerSm(kernel, kWindowThreads, 0));
     RegisterParams<K, SEP> p;
     p.f = frame;
     for (int i = 0; i < (SEP ? 2 * K : K * K); ++i) p.taps[i] = taps[i];
@@ -467,18 +474,19 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
 
 }  // namespace
 
-RegisterWindowGrid registerWindowGrid(int k, int channels, int width, int height, int variant, int blocksPerSm) {
+RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int width, int height, int variant,
+                                      int blocksPerSm) {
     const int px = pixelsPerLane(channels), r = k / 2;
     const int strips = (width + 30 * px - 1) / (30 * px);
     RegisterWindowGrid g;
-    g.segment = segmentFor(k, strips, height, variant, blocksPerSm);
-    g.segments = (height + g.segment - 1) / g.segment;
-    g.perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
     const int wholeEnd = width / px * px;  // whole lanes hold pixels [0, wholeEnd)
     g.begin = std::min(r, width);
     g.end = std::max(wholeEnd - r, g.begin);
     const std::int64_t edgePixels = std::int64_t(g.begin + (width - g.end)) * height;
     g.edgeBlocks = int(std::max<std::int64_t>((edgePixels + kWindowThreads - 1) / kWindowThreads, 1));
+    g.segment = segmentFor(k, separable, strips, height, variant, blocksPerSm, g.edgeBlocks);
+    g.segments = (height + g.segment - 1) / g.segment;
+    g.perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
     return g;
 }
 
