@@ -180,6 +180,17 @@ bool haveElement(const char* name) {
     return f != nullptr;
 }
 
+// The largest value cudaconvolve's pipeline-depth property takes.
+int maxPipelineDepth() {
+    GstElement* element = gst_element_factory_make("cudaconvolve", nullptr);
+    if (element == nullptr) return 1;
+    gst_object_ref_sink(element);
+    const GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "pipeline-depth");
+    const int deepest = spec != nullptr && G_IS_PARAM_SPEC_INT(spec) ? G_PARAM_SPEC_INT(spec)->maximum : 1;
+    gst_object_unref(element);
+    return deepest;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,8 +316,10 @@ int main(int argc, char** argv) {
                                 resident + " ! cudaconvolve preset=gaussian size=" + std::to_string(k) + cudaCaps +
                                     "fakesink name=sink sync=false",
                                 "r-identity", 0});
-            // Frames in flight at the smallest kernel: the default depth (2) beside 1, 4 and 8.
-            for (int depth : {1, 4, 8})
+            // Frames in flight at the smallest kernel: the default depth (2) beside 1, 3 and the most the property
+            // takes (values past it would be refused with a warning and leave the default).
+            const int deepest = std::max(maxPipelineDepth(), 3);
+            for (int depth : deepest > 3 ? std::vector<int>{1, 3, deepest} : std::vector<int>{1, 3})
                 rows.push_back({"r-gauss3-depth" + std::to_string(depth),
                                 "resident in CUDA memory: imagefreeze ! cudaconvolve preset=gaussian size=3 "
                                 "pipeline-depth=" + std::to_string(depth) + " ! CUDA memory",
