@@ -231,8 +231,10 @@ __global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, S
     constexpr int R = Cfg::R, PX = Cfg::PX, NW = Cfg::NW, NF = Cfg::NF;
     const ConvFrame& f = p.f;
     const int block = int(blockIdx.x) - p.edgeBlocks;
-    if (block < 0)
-        return edgeColumns<K, C, FMASK, SEP, LEAVE>(p, int(blockIdx.x * blockDim.x + threadIdx.x), p.edgeBlocks * int(blockDim.x));
+    if (block < 0) {
+        const int first = int(blockIdx.x * blockDim.x + threadIdx.x);
+        return edgeColumns<K, C, FMASK, SEP, LEAVE>(p, first, p.edgeBlocks * int(blockDim.x));
+    }
     const int seg = block / p.perRow, group = block - seg * p.perRow;
     const int y0 = seg * p.segment;
     const int outRows = min(p.segment, f.height - y0);
