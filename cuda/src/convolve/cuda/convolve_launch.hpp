@@ -148,9 +148,10 @@ bool launchDirectRegistersU8(int k, int bank, const ConvFrame& frame, const floa
 bool registerWindowApplies(SampleType type, int k, int bank, bool separable, const ConvFrame& frame, int variant);
 // Their grid, one dimension: first edgeBlocks blocks computing the output pixels outside [begin, end) of every row
 // sample by sample, then perRow blocks per segment of `segment` output rows (segments of them), whose warps walk
-// strips of the segment. separable: the plan's kind; blocksPerSm: how many blocks of the instance an SM holds.
+// the row's `strips` strips down the segment. separable: the plan's kind; blocksPerSm: how many blocks of the
+// instance an SM holds.
 struct RegisterWindowGrid {
-    int segment, segments, perRow, edgeBlocks, begin, end;
+    int strips, segment, segments, perRow, edgeBlocks, begin, end;
 };
 RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int width, int height, int variant,
                                       int blocksPerSm);

@@ -38,6 +38,7 @@ namespace {
 constexpr int kWarpsPerBlock = 4;  // side by side: adjacent strips of the same rows
 constexpr int kWindowThreads = kWarpsPerBlock * 32;
 constexpr int pixelsPerLane(int channels) { return channels == 1 ? 8 : 4; }
+constexpr int blocksPerRow(int strips) { return (strips + kWarpsPerBlock - 1) / kWarpsPerBlock; }
 
 template <int K, int C, unsigned FMASK, bool LEAVE = false> struct RegisterConfig {
     static constexpr int R = K / 2;
@@ -400,7 +401,7 @@ int segmentFor(int k, bool separable, int strips, int height, int variant, int b
     const int measured = k <= 3 ? 8 : std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
     // Direct plans at K = 5 fit the strips' blocks into the slots the edge blocks leave.
     const bool edgesOut = !separable && k >= 5;
-    const std::int64_t perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock + (k <= 3 || edgesOut ? 0 : 1);
+    const std::int64_t perRow = blocksPerRow(strips) + (k <= 3 || edgesOut ? 0 : 1);
     const std::int64_t slots = std::int64_t(std::max(blocksPerSm, 1)) * sms;
     const std::int64_t wave = std::max(slots - (edgesOut ? edgeBlocks : 0), perRow);
     const std::int64_t rowsPerWave = std::max<std::int64_t>(wave / perRow, 1);
@@ -415,7 +416,6 @@ int segmentFor(int k, bool separable, int strips, int height, int variant, int b
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE = false>
 void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cudaStream_t stream) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
-    const int strips = (frame.width + Cfg::OUT - 1) / Cfg::OUT;
     const bool wide = frame.rowAlign >= 16;
     const auto kernel = wide ? registerWindowKernel<K, C, FMASK, SEP, LEAVE, true> : registerWindowKernel<K, C, FMASK, SEP, LEAVE, false>;
     static_assert(Cfg::PX == pixelsPerLane(C) && Cfg::OUT == 30 * Cfg::PX);
@@ -425,7 +425,7 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
     p.f = frame;
     for (int i = 0; i < (SEP ? 2 * K : K * K); ++i) p.taps[i] = taps[i];
     p.segment = g.segment;
-    p.strips = strips;
+    p.strips = g.strips;
     p.perRow = g.perRow;
     p.edgeBlocks = g.edgeBlocks;
     p.begin = g.begin;
@@ -479,16 +479,16 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
 RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int width, int height, int variant,
                                       int blocksPerSm) {
     const int px = pixelsPerLane(channels), r = k / 2;
-    const int strips = (width + 30 * px - 1) / (30 * px);
     RegisterWindowGrid g;
+    g.strips = (width + 30 * px - 1) / (30 * px);
     const int wholeEnd = width / px * px;  // whole lanes hold pixels [0, wholeEnd)
     g.begin = std::min(r, width);
     g.end = std::max(wholeEnd - r, g.begin);
     const std::int64_t edgePixels = std::int64_t(g.begin + (width - g.end)) * height;
     g.edgeBlocks = int(std::max<std::int64_t>((edgePixels + kWindowThreads - 1) / kWindowThreads, 1));
-    g.segment = segmentFor(k, separable, strips, height, variant, blocksPerSm, g.edgeBlocks);
+    g.segment = segmentFor(k, separable, g.strips, height, variant, blocksPerSm, g.edgeBlocks);
     g.segments = (height + g.segment - 1) / g.segment;
-    g.perRow = (strips + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    g.perRow = blocksPerRow(g.strips);
     return g;
 }
 
