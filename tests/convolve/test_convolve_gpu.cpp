@@ -752,7 +752,7 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask) + " copy " +
                                      std::to_string(c.copy);
-            for (int i : {1, 2, 3}) {
+            for (int i : {1, 2, 3, 4, 5}) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << i + 2 << ": " << describe(same);
             }
@@ -895,7 +895,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
             std::vector<HostImage> outs;
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask);
-            for (int v : {0, 5, 6, 7}) {
+            for (int v : {0, 5, 6, 7, 8, 9}) {
                 DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.dstPitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
@@ -908,7 +908,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
                 EXPECT_TRUE(dst.paddingIntact()) << what << " variant " << v;
                 outs.push_back(dst.download());
             }
-            for (int i : {1, 2, 3}) {
+            for (int i : {1, 2, 3, 4, 5}) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << i + 4 << ": " << describe(same);
             }
@@ -961,21 +961,21 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
 
 // Which instance RGBA-family frames take (the bytes are SameBytesAsTheTileKernel's): with the last or first of 4
 // channels copied and no bias or |.|, one that leaves that channel out of the column pass (template argument SKIP 3
-// or 0); with a bias, or another channel copied, the one that sums every channel (SKIP -1). The names are matched
-// mangled or demangled.
+// or 0); with a bias, or another channel copied, the one that sums every channel (SKIP -1); at K = 15 one barrier a
+// chunk (OVERLAP). The names are matched mangled or demangled.
 TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     struct Case {
         unsigned mask, copy;
         float bias;
-        const char* mangled;    // the template arguments K, C, ADJUST, MIN_BLOCKS, SKIP
+        const char* mangled;    // the template arguments K, C, ADJUST, MIN_BLOCKS, SKIP, OVERLAP
         const char* demangled;
     };
-    for (const Case& c : {Case{0x7, 0x8, 0.f, "ILi15ELi4ELb0ELi3ELi3EE", "<15, 4, false, 3, 3>"},
-                          Case{0xE, 0x1, 0.f, "ILi15ELi4ELb0ELi3ELi0EE", "<15, 4, false, 3, 0>"},
-                          Case{0x7, 0x8, 3.f, "ILi15ELi4ELb1ELi3ELin1EE", "<15, 4, true, 3, -1>"},
-                          Case{0xB, 0x4, 0.f, "ILi15ELi4ELb0ELi3ELin1EE", "<15, 4, false, 3, -1>"}}) {
+    for (const Case& c : {Case{0x7, 0x8, 0.f, "ILi15ELi4ELb0ELi3ELi3ELb1EE", "<15, 4, false, 3, 3, true>"},
+                          Case{0xE, 0x1, 0.f, "ILi15ELi4ELb0ELi3ELi0ELb1EE", "<15, 4, false, 3, 0, true>"},
+                          Case{0x7, 0x8, 3.f, "ILi15ELi4ELb1ELi3ELin1ELb1EE", "<15, 4, true, 3, -1, true>"},
+                          Case{0xB, 0x4, 0.f, "ILi15ELi4ELb0ELi3ELin1ELb1EE", "<15, 4, false, 3, -1, true>"}}) {
         ConvolveDesc d = presetDesc(Preset::Gaussian, 15, 4.5);
         d.channelMask = c.mask;
         d.copyMask = c.copy;
@@ -993,29 +993,43 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 #endif
 }
 
-// One channel: 4 blocks per SM at K = 31 and at K = 15 below 1.5 Mpixel, else 3 (the instance's MIN_BLOCKS, read
-// back from a captured launch); BytesChoice::Other takes the other.
+// One channel (the instance's MIN_BLOCKS and OVERLAP, read back from a captured launch): BytesChoice::Best takes one
+// barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel and at K = 31 below 4 Mpixel, else two with 4
+// blocks per SM; Other two barriers with the other number of blocks per SM (3 at K = 15 from 1.5 Mpixel, else 4:
+// Best's before the nineteenth session, and the reverse); TwoBarriers two barriers with the blocks Other does not
+// take; OneBarrier one barrier everywhere.
 TEST(SeparableBytes, OneChannelBlocksPerSm) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     struct Case {
-        int k, w, h, blocks;
+        int k, w, h;
+        bool overlap;          // Best
+        int twoBarrierBlocks;  // TwoBarriers (Other: 7 − this)
     };
-    for (const Case& c : {Case{15, 1280, 720, 4}, Case{15, 1224, 1224, 4}, Case{15, 1225, 1225, 3}, Case{15, 1920, 1080, 3},
-                          Case{31, 1280, 720, 4}, Case{31, 1920, 1080, 4}}) {
+    for (const Case& c : {Case{15, 1280, 720, false, 4}, Case{15, 1224, 1224, false, 4}, Case{15, 1225, 1225, true, 3},
+                          Case{15, 1920, 1080, true, 3}, Case{31, 1280, 720, true, 4}, Case{31, 1920, 1080, true, 4},
+                          Case{31, 2000, 2000, false, 4}}) {
         const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, 1);
         DevicePlane src(c.w, c.h, 1, SampleType::U8, false), dst(c.w, c.h, 1, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-        for (const auto choice : {cuda_detail::BytesChoice::Best, cuda_detail::BytesChoice::Other}) {
-            const int blocks = choice == cuda_detail::BytesChoice::Best ? c.blocks : 7 - c.blocks;
+        using cuda_detail::BytesChoice;
+        for (const auto choice :
+             {BytesChoice::Best, BytesChoice::Other, BytesChoice::TwoBarriers, BytesChoice::OneBarrier}) {
+            const bool overlap = choice == BytesChoice::OneBarrier || (choice == BytesChoice::Best && c.overlap);
+            const int blocks = overlap                        ? 3
+                               : choice == BytesChoice::Other ? 7 - c.twoBarrierBlocks
+                                                              : c.twoBarrierBlocks;
             const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
                 EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
                                                               plan.column.data(), stream, choice));
             });
             const std::string k = std::to_string(c.k), b = std::to_string(blocks);
-            const bool found = holdsInstance(all, "separableBytesKernelILi" + k + "ELi1ELb0ELi" + b + "ELin1EE",
-                                             "separableBytesKernel<" + k + ", 1, false, " + b + ", -1>");
-            EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " blocks " << blocks << ": " << all;
+            const std::string mangled = "separableBytesKernelILi" + k + "ELi1ELb0ELi" + b + "ELin1ELb" +
+                                        (overlap ? "1" : "0") + "EE";
+            const std::string demangled = "separableBytesKernel<" + k + ", 1, false, " + b + ", -1, " +
+                                          (overlap ? "true" : "false") + ">";
+            const bool found = holdsInstance(all, mangled, demangled);
+            EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " choice " << int(choice) << ": " << all;
         }
     }
 #endif

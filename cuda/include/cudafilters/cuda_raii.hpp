@@ -27,8 +27,9 @@ void checkCuda(cudaError_t status, const char* call);
 int currentDevice();
 // Its multiprocessor count (kernels size their grids by it), checked.
 int currentDeviceMultiprocessors();
-// Lets `kernel` (a __global__ function) launch with `bytes` of dynamic shared memory on the current device: above the
-// default 48 KB, raises its cudaFuncAttributeMaxDynamicSharedMemorySize, once per kernel and device (checked).
+// Lets `kernel` (a __global__ function) launch with `bytes` of dynamic shared memory on the current device: above what
+// it may take by default (48 KB less its static shared memory), raises its cudaFuncAttributeMaxDynamicSharedMemorySize,
+// once per kernel and device (checked).
 void allowDynamicSharedMemory(const void* kernel, std::size_t bytes);
 template <typename... Args> void allowDynamicSharedMemory(void (*kernel)(Args...), std::size_t bytes) {
     allowDynamicSharedMemory(reinterpret_cast<const void*>(kernel), bytes);

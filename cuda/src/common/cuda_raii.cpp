@@ -28,16 +28,20 @@ int currentDeviceMultiprocessors() {
 }
 
 void allowDynamicSharedMemory(const void* kernel, std::size_t bytes) {
-    constexpr std::size_t kDefault = 48 * 1024;
-    if (bytes <= kDefault) return;
     static std::mutex mutex;
     static std::map<std::pair<const void*, int>, std::size_t> allowed;
     const std::pair<const void*, int> key{kernel, currentDevice()};
     std::lock_guard<std::mutex> lock(mutex);
-    std::size_t& granted = allowed[key];
-    if (granted >= bytes) return;
+    auto found = allowed.find(key);
+    if (found == allowed.end()) {
+        // Without the attribute a kernel may take 48 KB of shared memory in all: less its static shared memory.
+        cudaFuncAttributes attributes{};
+        CUDAFILTERS_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+        found = allowed.emplace(key, std::size_t(std::max(attributes.maxDynamicSharedSizeBytes, 0))).first;
+    }
+    if (found->second >= bytes) return;
     CUDAFILTERS_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    granted = bytes;
+    found->second = bytes;
 }
 
 int residentBlocksPerSm(const void* kernel, int threads, std::size_t bytes) {

@@ -68,7 +68,9 @@ struct KernelVariants {
     // channels, else one); elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming
     // kernel's 153.6 / 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as
     // fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two channels
-    // (convolve_separable_bytes.cu, bytesSegments).
+    // (convolve_separable_bytes.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a chunk's
+    // row pass beside the previous chunk's column pass where that measured faster, since the nineteenth session), 9:
+    // as 5 with one barrier a chunk everywhere.
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
@@ -101,7 +103,7 @@ struct KernelVariants {
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kSeparableVariants = 8;
+constexpr int kSeparableVariants = 10;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
 // Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
@@ -125,8 +127,10 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15 from 1.5 Mpixel,
 // else 4; segments for two waves on frames of 4 Mpixel and more, 2 Mpixel for 3 and 4 channels, else one; for one and
 // two channels one wave's segments fitted to the row-pass chunks); Other: one channel the other number of blocks per
-// SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill the waves.
-enum class BytesChoice { Best, Other, FullWaves };
+// SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill the waves. Best
+// runs a chunk's row pass beside the previous chunk's column pass, one barrier a chunk, where that measured faster
+// (oneBarrierBest); Other and FullWaves never; TwoBarriers: as Best, never; OneBarrier: as Best, always.
+enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier };
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, BytesChoice choice);

@@ -190,6 +190,8 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
     const bool large = largeFrame(frame);
     const BytesChoice bytes = variants.separable == 6   ? BytesChoice::Other
                               : variants.separable == 7 ? BytesChoice::FullWaves
+                              : variants.separable == 8 ? BytesChoice::TwoBarriers
+                              : variants.separable == 9 ? BytesChoice::OneBarrier
                                                         : BytesChoice::Best;
     if (variants.separable >= 5 && launchSeparableBytes(type, k, frame, row, column, stream, bytes)) return;
     const int v = std::min(variants.separable, 5);

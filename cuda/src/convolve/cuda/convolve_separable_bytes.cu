@@ -16,6 +16,10 @@
 // Channels copied unfiltered (RGBA's alpha) go through the ring unfiltered and are taken from the output row's own
 // intermediate row, so every channel of a frame is either filtered or copied (the launcher takes no others); the
 // first or last of 4 channels copied has no column sums at all (SKIP).
+// OVERLAP (one barrier a chunk): the next chunk is staged (two chunks of source rows in shared memory), this chunk's
+// row pass runs beside the previous chunk's column pass, and the ring holds 2 · 32 + K − 1 + 3 rows. Half as many
+// barriers, and each warp has both passes' work between them; the larger ring holds 3 blocks per SM at K = 15, 2 at
+// K = 31 (4 with two barriers). The launcher takes it where it measured faster (oneBarrierBest).
 //
 // Why: the streaming kernel of convolve_separable_stream.cu (every channel count, u8 and u16) issued 37.6 M warp
 // instructions for 4K GRAY8 K = 31, 46 % of them FMAs; the rest was its per-word placement, border and edge tests,
@@ -40,7 +44,7 @@
 namespace cudafilters::cuda_detail {
 namespace {
 
-template <int K, int C> struct BytesConfig {
+template <int K, int C, bool OVERLAP = false> struct BytesConfig {
     static constexpr int TW = C == 3 ? 32 : 128 / C;  // strip width, pixels
     static constexpr int TB = TW * C;             // strip width, bytes: the floats of an intermediate row
     static constexpr int PX = 16;                 // row pass: outputs per run
@@ -54,10 +58,14 @@ template <int K, int C> struct BytesConfig {
     static constexpr int D = LEAD - R;            // first staged pixel a run's window uses, from the run's first
     static constexpr int SPAN = (TW + 2 * LEAD) * C / 16;           // 16-byte words a strip row stages
     static constexpr int LOADS = ((D + PX + K - 1) * C + 15) / 16;  // words a run's window covers
-    static constexpr int RING = K - 1 + CH;       // intermediate rows held
+    // Intermediate rows held: a chunk's column windows; OVERLAP (the next chunk's row pass beside this chunk's column
+    // pass) also the next chunk and the PYC − 1 rows a band finished short of the chunk's last ready row waits on.
+    static constexpr int RING = OVERLAP ? 2 * CH + K - 1 + PYC - 1 : K - 1 + CH;
+    static constexpr int STAGES = OVERLAP ? 2 : 1;  // chunks of source rows staged
     static constexpr int MIRROR = PYC + K - 2;    // ring rows also stored after the ring
     static constexpr int SM = TB + 4;             // intermediate row stride, floats (≡ 4 mod 32: no bank conflicts)
     static constexpr std::size_t SMEM = std::size_t(RING + MIRROR) * SM * sizeof(float);
+    static_assert(PYC == 4);
     static_assert(R <= LEAD && CH == 32 && RUNS * 32 == THREADS && MIRROR <= RING && (C >= 1 && C <= 4));
     static_assert((PX * (RUNS / C - 1) * C) / 16 + LOADS <= SPAN && MIRROR >= PYC - 1 + R);
 };
@@ -72,10 +80,10 @@ template <int K> struct BytesParams {
 
 // SKIP (4 channels): a channel copied unfiltered whose column sums are not computed at all (-1: none; the copied
 // channels are then summed and replaced).
-template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
-__global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
+template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1, bool OVERLAP = false>
+__global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCKS)
     separableBytesKernel(const __grid_constant__ BytesParams<K> p) {
-    using Cfg = BytesConfig<K, C>;
+    using Cfg = BytesConfig<K, C, OVERLAP>;
     extern __shared__ float4 smem4[];
     float* mid = reinterpret_cast<float*>(smem4);
     const ConvFrame& f = p.f;
@@ -105,22 +113,23 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
     // cp.async, each by one thread, while the previous chunk's column pass runs; words not wholly inside the frame
     // (those left of byte 0 where the strip starts the row, those from rightOut on) are built byte by byte by all the
     // threads, so that the strips at the frame's edges are not held up by one warp.
-    __shared__ uint4 staged[Cfg::CH][Cfg::SPAN + 1];
+    __shared__ uint4 staged[Cfg::STAGES][Cfg::CH][Cfg::SPAN + 1];
     const int spanByte = (x0 - Cfg::LEAD) * C;
     const int firstInside = spanByte < 0 ? (-spanByte + 15) / 16 : 0;
     const int rightOut = min(Cfg::SPAN, (rowBytes - spanByte) / 16);
     const bool edgeBlock = firstInside > 0 || rightOut < Cfg::SPAN;
     const uint4 borderWords = make_uint4(p.borderWord, p.borderWord, p.borderWord, p.borderWord);
-    auto stage = [&](int first) {
+    auto stage = [&](int buffer, int first) {
 #pragma unroll
         for (int k = 0; k < (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS; ++k) {
             const int item = t + k * Cfg::THREADS, row = item / Cfg::SPAN, w = item % Cfg::SPAN;
             if (row >= Cfg::CH || first + row >= total || w < firstInside || w >= rightOut) continue;
             const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
             if (gy >= 0)
-                __pipeline_memcpy_async(&staged[row][w], f.src + std::size_t(gy) * f.srcPitch + spanByte + 16 * w, 16);
+                __pipeline_memcpy_async(&staged[buffer][row][w],
+                                        f.src + std::size_t(gy) * f.srcPitch + spanByte + 16 * w, 16);
             else
-                staged[row][w] = borderWords;
+                staged[buffer][row][w] = borderWords;
         }
         __pipeline_commit();
         if (!edgeBlock) return;
@@ -130,7 +139,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
         const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
         const std::uint8_t* src = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
         auto stageBytes = [&](int w) {
-            std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[row][w]);
+            std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[buffer][row][w]);
 #pragma unroll
             for (int e = part; e < 16; e += kPerRow) {
                 const int b = spanByte + 16 * w + e;  // byte of the row, may lie outside it
@@ -153,19 +162,14 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
 #pragma unroll
     for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> ((4 * quad + k) % C)) & 1u) << k;
 
-    int slot = runRow;  // ring slot of this thread's row-pass row
-    int outDone = 0;
-    stage(0);
-    __pipeline_wait_prior(0);
-    __syncthreads();
-    for (int first = 0; first < total; first += Cfg::CH) {
-        const int rows = min(Cfg::CH, total - first);
+    // Row pass of the chunk's `rows` intermediate rows from staged[buffer] into the ring from this thread's `slot`.
+    auto rowPass = [&](int buffer, int rows, int slot) {
         if (runRow < rows) {
             float acc[Cfg::PX];
             unsigned words[4 * Cfg::LOADS];  // the run's staged bytes as 32-bit words
 #pragma unroll
             for (int q = 0; q < Cfg::LOADS; ++q) {
-                const uint4 word = staged[runRow][runWord + q];
+                const uint4 word = staged[buffer][runRow][runWord + q];
                 words[4 * q] = word.x;
                 words[4 * q + 1] = word.y;
                 words[4 * q + 2] = word.z;
@@ -218,13 +222,9 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
             put(0);
             if (slot < Cfg::MIRROR) put(Cfg::RING * Cfg::SM);
         }
-        slot = slot + Cfg::CH >= Cfg::RING ? slot + Cfg::CH - Cfg::RING : slot + Cfg::CH;
-        __syncthreads();
-        stage(first + Cfg::CH);  // read by the next row pass, after the barrier below
-
-        // Column pass over the output rows whose K intermediate rows are now in the ring.
-        const int ready = min(outRows, first + rows - (K - 1));
-        const int o0 = outDone + Cfg::PYC * band;
+    };
+    // Column pass of the band of output rows from o0 (those below `ready`, whose K intermediate rows are in the ring).
+    auto columnPass = [&](int o0, int ready) {
         if (o0 < ready && colByte < rowBytes) {
             const float* column = mid + (o0 % Cfg::RING) * Cfg::SM + 4 * quad;
             float4 acc[Cfg::PYC];
@@ -270,19 +270,59 @@ __global__ void __launch_bounds__(BytesConfig<K, C>::THREADS, MIN_BLOCKS)
                 }
             }
         }
-        outDone = ready;
-        __pipeline_wait_prior(0);
-        __syncthreads();
+    };
+    const auto nextSlot = [](int slot) {
+        return slot + Cfg::CH >= Cfg::RING ? slot + Cfg::CH - Cfg::RING : slot + Cfg::CH;
+    };
+
+    int slot = runRow;  // ring slot of this thread's row-pass row
+    int outDone = 0;
+    stage(0, 0);
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    if constexpr (!OVERLAP) {
+        // A chunk: its row pass, a barrier, its column pass while the next chunk is staged, a barrier.
+        for (int first = 0; first < total; first += Cfg::CH) {
+            const int rows = min(Cfg::CH, total - first);
+            rowPass(0, rows, slot);
+            slot = nextSlot(slot);
+            __syncthreads();
+            stage(0, first + Cfg::CH);  // read by the next row pass, after the barrier below
+            const int ready = min(outRows, first + rows - (K - 1));
+            columnPass(outDone + Cfg::PYC * band, ready);
+            outDone = ready;
+            __pipeline_wait_prior(0);
+            __syncthreads();
+        }
+    } else {
+        // One barrier a chunk: the next chunk staged, this chunk's row pass and the previous chunk's column pass side by
+        // side. Until the last chunk, a chunk's column pass stops at a multiple of PYC rows, so that no band reads the
+        // rows the row pass beside it writes; the last one may take more than a chunk's rows.
+        int ready = 0;
+        for (int first = 0, buffer = 0;; first += Cfg::CH, buffer ^= 1) {
+            const bool rowsLeft = first < total;
+            const int rows = min(Cfg::CH, total - first);
+            stage(buffer ^ 1, first + Cfg::CH);
+            if (rowsLeft) rowPass(buffer, rows, slot);
+            for (int o0 = outDone + Cfg::PYC * band; o0 < ready; o0 += Cfg::CH) columnPass(o0, ready);
+            outDone = max(outDone, ready);
+            if (!rowsLeft) break;
+            slot = nextSlot(slot);
+            ready = min(outRows, first + rows - (K - 1));
+            if (ready < outRows) ready &= ~(Cfg::PYC - 1);
+            __pipeline_wait_prior(0);
+            __syncthreads();
+        }
     }
 }
 
-template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
-void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
+template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>
+void launchBytesO(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
                   bool fit) {
-    using Cfg = BytesConfig<K, C>;
+    using Cfg = BytesConfig<K, C, OVERLAP>;
     BytesParams<K> p = separableParams<BytesParams<K>, K>(frame, row, column);
     p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
-    auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP>;
+    auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP, OVERLAP>;
     allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
     const int resident = residentBlocksPerSm(kernel, Cfg::THREADS, Cfg::SMEM);
@@ -294,12 +334,39 @@ void launchBytesT(const ConvFrame& frame, const float* row, const float* column,
     CUDAFILTERS_CHECK_LAUNCH("separableBytesKernel");
 }
 
+// overlap: one barrier a chunk (OVERLAP), at most 3 blocks per SM (its ring and two staged chunks leave no room for
+// more at K = 15 on one to four channels; K = 31 holds 2).
+template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
+void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
+                  bool fit, bool overlap) {
+    if (overlap)
+        launchBytesO<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, waves, fit);
+    else launchBytesO<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, waves, fit);
+}
+
 template <int K, int C, int MIN_BLOCKS>
 void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
-                  bool fit) {
+                  bool fit, bool overlap) {
     if (frame.bias != 0.f || frame.absolute != 0)
-        launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, waves, fit);
-    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, waves, fit);
+        launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, waves, fit, overlap);
+    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, waves, fit, overlap);
+}
+
+// Where one barrier a chunk measured faster than two (H100, nineteenth session, bench-convolve in the same run, µs,
+// two barriers → one): GRAY8 K = 15 4K 24.3–24.5 → 23.6–23.7, 1080p 10.8–10.9 → 10.6–10.7 (720p, 4 blocks per SM
+// with two: 7.9 → 8.3–8.4); K = 31 1080p 16.2–16.3 → 14.8, 720p 12.0–12.1 → 11.0–11.1 (4K, 4 blocks per SM with
+// two: 37.5–37.6 → 39.1–39.4); two channels K = 15 4K / 1080p / 720p 53.6–53.7 → 50.8–50.9 / 21.2–21.4 →
+// 19.8–19.9 / 13.2 → 12.7–13.0, K = 31 720p 17.7–17.8 → 16.4–16.5 (1080p 27.9–28.2 → 28.7–28.8); packed RGB K = 15
+// 720p 19.6–19.7 → 17.9–18.3 (1080p 30.7–30.8 → 32.6–33.2, 4K 86.2–86.4 → 89.8–89.9); RGBA K = 15 4K 104.7–105.1 →
+// 98.5–98.7, 720p 19.4–19.5 → 18.8 (1080p 35.8 → 36.0–36.4); colour at K = 31 slower everywhere (4K RGBA 152.1 →
+// 157.8–158.0).
+bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
+    switch (channels) {
+    case 1: return k == 15 ? pixels >= 1500000 : pixels < 4000000;
+    case 2: return k == 15 || pixels < 1500000;
+    case 3: return k == 15 && pixels < 1500000;
+    default: return k == 15;
+    }
 }
 
 template <int K>
@@ -314,14 +381,16 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     const bool fit = choice != BytesChoice::FullWaves;
     const bool other = choice == BytesChoice::Other;
     const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
+    const bool overlap = choice == BytesChoice::OneBarrier ||
+                         (choice == BytesChoice::Best && oneBarrierBest(K, frame.inChannels, pixels));
     if (frame.inChannels == 1) {
         // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
         // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6. Since the fifteenth
         // session 4 at K = 15 below 1.5 Mpixel too, with the fitted segments (same runs): 1280 × 720 7.9–8.0
         // against 8.6–8.7, 640 × 480 6.3 both ways, 1080p 10.8–10.9 against 11.0.
         const bool four = K == 31 || pixels < 1500000;
-        return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit)
-                             : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit);
+        return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit, overlap)
+                             : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit, overlap);
     }
     // Segments for two waves on frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one (fitted to
     // the chunks for 2 channels only). H100, thirteenth session: 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 /
@@ -332,17 +401,19 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs). Other: the other number of waves.
     const int waves = other == (pixels >= (frame.inChannels >= 3 ? 2000000 : 4000000)) ? 1 : 2;
     switch (frame.inChannels) {
-    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves, fit);
-    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves, false);
+    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves, fit, overlap);
+    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves, false, overlap);
     default: {
         // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
         // copied: its column sums left out (H100, fourteenth session, same runs: 4K RGBA Gaussian K = 31 158.0–158.3
         // -> 150.8–151.0 µs, 1080p 52.2–52.5 -> 50.0–50.4, K = 15 108.9–109.0 -> 107.5–107.9).
         const unsigned copied = frame.copy & ~frame.mask & 0xFu;
         const bool plain = frame.bias == 0.f && frame.absolute == 0;
-        if (plain && copied == 0x8u) return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, waves, false);
-        if (plain && copied == 0x1u) return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, waves, false);
-        return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, false);
+        if (plain && copied == 0x8u)
+            return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, waves, false, overlap);
+        if (plain && copied == 0x1u)
+            return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, waves, false, overlap);
+        return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, false, overlap);
     }
     }
 }
