@@ -223,8 +223,32 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
             if (slot < Cfg::MIRROR) put(Cfg::RING * Cfg::SM);
         }
     };
-    // Column pass of the band of output rows from o0 (those below `ready`, whose K intermediate rows are in the ring).
-    auto columnPass = [&](int o0, int ready) {
+    const auto nextSlot = [](int slot) {
+        return slot + Cfg::CH >= Cfg::RING ? slot + Cfg::CH - Cfg::RING : slot + Cfg::CH;
+    };
+
+    int slot = runRow;  // ring slot of this thread's row-pass row
+    int outDone = 0, ready = 0;
+    stage(0, 0);
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    // Two barriers a chunk: its row pass, a barrier, its column pass while the next chunk is staged, a barrier.
+    // OVERLAP, one: the next chunk staged, this chunk's row pass and the previous chunk's column pass side by side, a
+    // barrier. Until the last chunk, its column pass stops at a multiple of PYC rows, so that no band reads the rows
+    // the row pass beside it writes; the rows after the last chunk take one or two more column passes.
+    for (int first = 0, buffer = 0; first < total || (OVERLAP && outDone < outRows);
+         first += Cfg::CH, buffer ^= Cfg::STAGES - 1) {
+        const int rows = min(Cfg::CH, total - first);  // none past the last chunk
+        if constexpr (OVERLAP) stage(buffer ^ 1, first + Cfg::CH);
+        rowPass(buffer, rows, slot);
+        if constexpr (!OVERLAP) {
+            slot = nextSlot(slot);
+            __syncthreads();
+            stage(0, first + Cfg::CH);  // read by the next row pass, after the barrier below
+            ready = min(outRows, first + rows - (K - 1));
+        }
+        // Column pass over the output rows whose K intermediate rows are in the ring, a chunk's at most.
+        const int o0 = outDone + Cfg::PYC * band;
         if (o0 < ready && colByte < rowBytes) {
             const float* column = mid + (o0 % Cfg::RING) * Cfg::SM + 4 * quad;
             float4 acc[Cfg::PYC];
@@ -270,49 +294,18 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
                 }
             }
         }
-    };
-    const auto nextSlot = [](int slot) {
-        return slot + Cfg::CH >= Cfg::RING ? slot + Cfg::CH - Cfg::RING : slot + Cfg::CH;
-    };
-
-    int slot = runRow;  // ring slot of this thread's row-pass row
-    int outDone = 0;
-    stage(0, 0);
-    __pipeline_wait_prior(0);
-    __syncthreads();
-    if constexpr (!OVERLAP) {
-        // A chunk: its row pass, a barrier, its column pass while the next chunk is staged, a barrier.
-        for (int first = 0; first < total; first += Cfg::CH) {
-            const int rows = min(Cfg::CH, total - first);
-            rowPass(0, rows, slot);
-            slot = nextSlot(slot);
-            __syncthreads();
-            stage(0, first + Cfg::CH);  // read by the next row pass, after the barrier below
-            const int ready = min(outRows, first + rows - (K - 1));
-            columnPass(outDone + Cfg::PYC * band, ready);
+        if constexpr (OVERLAP) {
+            outDone = min(ready, outDone + Cfg::CH);
+            if (rows > 0) {
+                slot = nextSlot(slot);
+                ready = min(outRows, first + rows - (K - 1));
+                if (ready < outRows) ready &= ~(Cfg::PYC - 1);
+            }
+        } else {
             outDone = ready;
-            __pipeline_wait_prior(0);
-            __syncthreads();
         }
-    } else {
-        // One barrier a chunk: the next chunk staged, this chunk's row pass and the previous chunk's column pass side by
-        // side. Until the last chunk, a chunk's column pass stops at a multiple of PYC rows, so that no band reads the
-        // rows the row pass beside it writes; the last one may take more than a chunk's rows.
-        int ready = 0;
-        for (int first = 0, buffer = 0;; first += Cfg::CH, buffer ^= 1) {
-            const bool rowsLeft = first < total;
-            const int rows = min(Cfg::CH, total - first);
-            stage(buffer ^ 1, first + Cfg::CH);
-            if (rowsLeft) rowPass(buffer, rows, slot);
-            for (int o0 = outDone + Cfg::PYC * band; o0 < ready; o0 += Cfg::CH) columnPass(o0, ready);
-            outDone = max(outDone, ready);
-            if (!rowsLeft) break;
-            slot = nextSlot(slot);
-            ready = min(outRows, first + rows - (K - 1));
-            if (ready < outRows) ready &= ~(Cfg::PYC - 1);
-            __pipeline_wait_prior(0);
-            __syncthreads();
-        }
+        __pipeline_wait_prior(0);
+        __syncthreads();
     }
 }
 
