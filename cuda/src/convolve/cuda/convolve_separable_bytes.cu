@@ -345,14 +345,13 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
     else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, waves, fit, overlap);
 }
 
-// Where one barrier a chunk measured faster than two (H100, nineteenth session, bench-convolve in the same run, µs,
-// two barriers → one): GRAY8 K = 15 4K 24.3–24.5 → 23.6–23.7, 1080p 10.8–10.9 → 10.6–10.7 (720p, 4 blocks per SM
-// with two: 7.9 → 8.3–8.4); K = 31 1080p 16.2–16.3 → 14.8, 720p 12.0–12.1 → 11.0–11.1 (4K, 4 blocks per SM with
-// two: 37.5–37.6 → 39.1–39.4); two channels K = 15 4K / 1080p / 720p 53.6–53.7 → 50.8–50.9 / 21.2–21.4 →
-// 19.8–19.9 / 13.2 → 12.7–13.0, K = 31 720p 17.7–17.8 → 16.4–16.5 (1080p 27.9–28.2 → 28.7–28.8); packed RGB K = 15
-// 720p 19.6–19.7 → 17.9–18.3 (1080p 30.7–30.8 → 32.6–33.2, 4K 86.2–86.4 → 89.8–89.9); RGBA K = 15 4K 104.7–105.1 →
-// 98.5–98.7, 720p 19.4–19.5 → 18.8 (1080p 35.8 → 36.0–36.4); colour at K = 31 slower everywhere (4K RGBA 152.1 →
-// 157.8–158.0).
+// Where one barrier a chunk measured faster than two (H100, nineteenth session, bench-convolve, final code against two
+// barriers in the same runs, µs): GRAY8 K = 15 4K 24.4–24.5 → 23.8–24.0 (720p, 4 blocks per SM with two: 7.9 → 8.5),
+// K = 31 1080p 15.8–16.1 → 14.9–15.2, 720p 11.7–11.9 → 11.2–11.4 (4K, 4 blocks per SM with two: 36.4–36.6 → 39.9);
+// two channels K = 15 4K / 1080p / 720p 53.7–54.0 → 50.8–51.5 / 20.9–21.5 → 19.5–19.9 / 13.0–13.2 → 12.6–12.8,
+// K = 31 720p 17.7–17.9 → 16.4–16.6 (1080p 27.8 → 28.9); packed RGB K = 15 720p 19.4–19.8 → 17.9–18.2 (1080p
+// 30.8 → 32.4, 4K 86.1 → 90.0); RGBA K = 15 4K 107.3–108.1 → 100.5–101.5, 1080p 36.8–37.2 → 35.7–36.2, 720p
+// 19.7–19.9 → 19.2–19.3; colour at K = 31 slower everywhere (4K RGBA 149.8 → 157.3).
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k == 15 ? pixels >= 1500000 : pixels < 4000000;
