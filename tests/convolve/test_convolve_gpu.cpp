@@ -993,6 +993,40 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 #endif
 }
 
+// Two to four channels: BytesChoice::Best takes one barrier a chunk (OVERLAP) where it measured faster
+// (oneBarrierBest: two channels at K = 15 and below 1.5 Mpixel, packed RGB at K = 15 below 1.5 Mpixel, four channels at
+// K = 15), two elsewhere; the instance is read back from a captured launch.
+TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Case {
+        int k, channels, w, h;
+        bool overlap;
+        int blocks;  // MIN_BLOCKS: 3, 4 for packed RGB with two barriers
+    };
+    for (const Case& c : {Case{15, 2, 1920, 1080, true, 3}, Case{31, 2, 1280, 720, true, 3},
+                          Case{31, 2, 1920, 1080, false, 3}, Case{15, 3, 1280, 720, true, 3},
+                          Case{15, 3, 1920, 1080, false, 4}, Case{31, 3, 1280, 720, false, 4},
+                          Case{15, 4, 1920, 1080, true, 3}, Case{31, 4, 1280, 720, false, 3}}) {
+        const ConvolvePlan plan =
+            ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
+        DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+        const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
+            EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
+                                                          plan.column.data(), stream, cuda_detail::BytesChoice::Best));
+        });
+        const std::string k = std::to_string(c.k), ch = std::to_string(c.channels), b = std::to_string(c.blocks);
+        const std::string mangled = "separableBytesKernelILi" + k + "ELi" + ch + "ELb0ELi" + b + "ELin1ELb" +
+                                    (c.overlap ? "1" : "0") + "EE";
+        const std::string demangled = "separableBytesKernel<" + k + ", " + ch + ", false, " + b + ", -1, " +
+                                      (c.overlap ? "true" : "false") + ">";
+        EXPECT_TRUE(holdsInstance(all, mangled, demangled))
+            << "k" << c.k << " " << c.channels << " channels " << c.w << "x" << c.h << ": " << all;
+    }
+#endif
+}
+
 // One channel (the instance's MIN_BLOCKS and OVERLAP, read back from a captured launch): BytesChoice::Best takes one
 // barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel and at K = 31 below 4 Mpixel, else two with 4
 // blocks per SM; Other two barriers with the other number of blocks per SM (3 at K = 15 from 1.5 Mpixel, else 4:
