@@ -110,9 +110,9 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
 
     // The strip row's source: SPAN 16-byte words, word w from byte (x0 − LEAD) · C + 16 w, staged for a chunk in
     // `staged` (one spare word a row: a run's lanes read on distinct banks). Words inside the frame are copied by
-    // cp.async, each by one thread, while the previous chunk's column pass runs; words not wholly inside the frame
-    // (those left of byte 0 where the strip starts the row, those from rightOut on) are built byte by byte by all the
-    // threads, so that the strips at the frame's edges are not held up by one warp.
+    // cp.async, each by one thread, while a column pass runs (OVERLAP: a row pass and a column pass); words not wholly
+    // inside the frame (those left of byte 0 where the strip starts the row, those from rightOut on) are built byte by
+    // byte by all the threads, so that the strips at the frame's edges are not held up by one warp.
     __shared__ uint4 staged[Cfg::STAGES][Cfg::CH][Cfg::SPAN + 1];
     const int spanByte = (x0 - Cfg::LEAD) * C;
     const int firstInside = spanByte < 0 ? (-spanByte + 15) / 16 : 0;
@@ -327,8 +327,8 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
     CUDAFILTERS_CHECK_LAUNCH("separableBytesKernel");
 }
 
-// overlap: one barrier a chunk (OVERLAP), at most 3 blocks per SM (its ring and two staged chunks leave no room for
-// more at K = 15 on one to four channels; K = 31 holds 2).
+// overlap: one barrier a chunk (OVERLAP), its registers bounded for 3 blocks per SM: its ring and two staged chunks
+// hold 3 at K = 15 for one, two and four channels and 2 at K = 31, and packed RGB was measured so too.
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
 void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
                   bool fit, bool overlap) {
