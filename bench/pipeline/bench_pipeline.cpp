@@ -10,7 +10,9 @@
 // without cudaconvolve. NVIDIA's cudaupload/cudadownload (nvcodec) are measured when present. Last, 4K YUY2 and P010
 // (camera and 10-bit decoder formats) against NV12 and GRAY16 through the same appsrc ring.
 //
-//   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--clip file.h264] [--only SUBSTRING]
+//   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--clip file.h264] [--only SUBSTRING] [--filter DESC]
+//   --filter: the 4K RGBA rows test DESC (e.g. "cudaconvolve preset=gaussian size=31") instead of the Gaussian 5x5;
+//   the bars, which are the Gaussian 5x5's, are then not read off.
 //   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--repeat N] --pipeline 'DESC ! fakesink name=sink …' …:
 //   only the pipelines given (each N times, in turn), their frame rate at the element named "sink".
 #include "pcie_bound.hpp"
@@ -196,13 +198,14 @@ int maxPipelineDepth() {
 int main(int argc, char** argv) {
     gst_init(&argc, &argv);
     double budget = 2.0;
-    std::string clip, only;
+    std::string clip, only, rgbaFilter;
     std::vector<std::string> given;
     int repeat = 1;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) budget = std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--clip") && i + 1 < argc) clip = argv[++i];
         else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) rgbaFilter = argv[++i];
         else if (!std::strcmp(argv[i], "--pipeline") && i + 1 < argc) given.push_back(argv[++i]);
         else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     }
@@ -230,9 +233,10 @@ int main(int argc, char** argv) {
     std::printf("Device: %s. nvcodec elements: %s.\n\n", cudafilters::cudaDeviceDescription(0).c_str(),
                 nvcodec ? "yes" : "no");
 
+    const std::string rgbaName = rgbaFilter.empty() ? "4K RGBA Gaussian 5x5" : "4K RGBA " + rgbaFilter;
     const Format formats[] = {
-        {"4K RGBA Gaussian 5x5", "video/x-raw,format=RGBA,width=3840,height=2160,framerate=30/1",
-         "cudaconvolve preset=gaussian size=5", std::size_t(3840) * 2160 * 4},
+        {rgbaName.c_str(), "video/x-raw,format=RGBA,width=3840,height=2160,framerate=30/1",
+         rgbaFilter.empty() ? "cudaconvolve preset=gaussian size=5" : rgbaFilter.c_str(), std::size_t(3840) * 2160 * 4},
         {"1080p NV12 CLAHE", "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1", "cudahisteq mode=clahe",
          std::size_t(1920) * 1080 * 3 / 2},
         {"4K NV12 CLAHE", "video/x-raw,format=NV12,width=3840,height=2160,framerate=30/1", "cudahisteq mode=clahe",
@@ -436,8 +440,8 @@ int main(int argc, char** argv) {
         }
     }
 
-    // The bars, read off this run (only when every case ran).
-    if (!only.empty()) return 0;
+    // The bars, read off this run (only when every case ran, the 4K RGBA rows with their Gaussian 5x5).
+    if (!only.empty() || !rgbaFilter.empty()) return 0;
     auto ratio = [&](const std::string& a, const std::string& b) {
         return fps.count(a) && fps.count(b) && fps[b] > 0 ? fps[a] / fps[b] : 0.0;
     };

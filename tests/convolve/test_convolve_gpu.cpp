@@ -876,6 +876,11 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
         {130, 70, 3, Border::Wrap, false, 0x5, 0x2},
         {1, 40, 3, Border::Replicate, false, 0x7, 0},
         {771, 45, 3, Border::Reflect, false, 0x7, 0, 771 * 3 + 3},
+        // Tall enough that a block's rows run past the end of the one-barrier ring (which has no mirrored rows), the
+        // copied channels' own rows included.
+        {3840, 1200, 1, Border::Reflect101, false},
+        {1920, 1100, 4, Border::Wrap, false, 0xB, 0x4},
+        {1280, 1500, 3, Border::Replicate, false, 0x5, 0x2},
     };
     for (int k : {15, 31})
         for (const Shape& c : shapes) {
@@ -994,8 +999,8 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 }
 
 // Two to four channels: BytesChoice::Best takes one barrier a chunk (OVERLAP) where it measured faster
-// (oneBarrierBest: two channels at K = 15 and below 1.5 Mpixel, packed RGB at K = 15 below 1.5 Mpixel, four channels at
-// K = 15), two elsewhere; the instance is read back from a captured launch.
+// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 Mpixel), two there; the instance is read back from a
+// captured launch.
 TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1005,9 +1010,10 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
         int blocks;  // MIN_BLOCKS: 3, 4 for packed RGB with two barriers
     };
     for (const Case& c : {Case{15, 2, 1920, 1080, true, 3}, Case{31, 2, 1280, 720, true, 3},
-                          Case{31, 2, 1920, 1080, false, 3}, Case{15, 3, 1280, 720, true, 3},
-                          Case{15, 3, 1920, 1080, false, 4}, Case{31, 3, 1280, 720, false, 4},
-                          Case{15, 4, 1920, 1080, true, 3}, Case{31, 4, 1280, 720, false, 3}}) {
+                          Case{31, 2, 3840, 2160, true, 3}, Case{15, 3, 1280, 720, true, 3},
+                          Case{15, 3, 1920, 1080, false, 4}, Case{31, 3, 1280, 720, true, 3},
+                          Case{31, 3, 3840, 2160, true, 3}, Case{15, 4, 1920, 1080, true, 3},
+                          Case{31, 4, 1920, 1080, true, 3}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);

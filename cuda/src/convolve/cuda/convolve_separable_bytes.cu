@@ -17,9 +17,11 @@
 // intermediate row, so every channel of a frame is either filtered or copied (the launcher takes no others); the
 // first or last of 4 channels copied has no column sums at all (SKIP).
 // OVERLAP (one barrier a chunk): the next chunk is staged (two chunks of source rows in shared memory), this chunk's
-// row pass runs beside the previous chunk's column pass, and the ring holds 2 · 32 + K − 1 + 3 rows. Half as many
-// barriers, and each warp has both passes' work between them; the larger ring holds 3 blocks per SM at K = 15, 2 at
-// K = 31 (4 with two barriers). The launcher takes it where it measured faster (oneBarrierBest).
+// row pass runs beside the previous chunk's column pass, and the ring holds 2 · 32 + K − 1 + 3 rows rounded up to a
+// multiple of 4, none of them stored twice: a column window starts at a multiple of 4 rows and wraps between groups
+// of 4. Half as many barriers, and each warp has both passes' work between them; the ring and the two staged chunks
+// leave room for 3 blocks per SM at K = 31 (62.6 KB for one channel), 4 at K = 15 (54.3 KB; the registers allow 3).
+// The launcher takes it where it measured faster (oneBarrierBest).
 //
 // Why: the streaming kernel of convolve_separable_stream.cu (every channel count, u8 and u16) issued 37.6 M warp
 // instructions for 4K GRAY8 K = 31, 46 % of them FMAs; the rest was its per-word placement, border and edge tests,
@@ -59,15 +61,19 @@ template <int K, int C, bool OVERLAP = false> struct BytesConfig {
     static constexpr int SPAN = (TW + 2 * LEAD) * C / 16;           // 16-byte words a strip row stages
     static constexpr int LOADS = ((D + PX + K - 1) * C + 15) / 16;  // words a run's window covers
     // Intermediate rows held: a chunk's column windows; OVERLAP (the next chunk's row pass beside this chunk's column
-    // pass) also the next chunk and the PYC − 1 rows a band finished short of the chunk's last ready row waits on.
-    static constexpr int RING = OVERLAP ? 2 * CH + K - 1 + PYC - 1 : K - 1 + CH;
+    // pass) also the next chunk and the PYC − 1 rows a band finished short of the chunk's last ready row waits on,
+    // rounded up to whole groups of PYC rows.
+    static constexpr int RING = OVERLAP ? (2 * CH + K - 1 + 2 * (PYC - 1)) / PYC * PYC : K - 1 + CH;
     static constexpr int STAGES = OVERLAP ? 2 : 1;  // chunks of source rows staged
-    static constexpr int MIRROR = PYC + K - 2;    // ring rows also stored after the ring
+    // Ring rows also stored after the ring, so that no column window wraps. OVERLAP has none: its windows start at
+    // multiples of PYC and wrap between groups of PYC rows.
+    static constexpr int MIRROR = OVERLAP ? 0 : PYC + K - 2;
     static constexpr int SM = TB + 4;             // intermediate row stride, floats (≡ 4 mod 32: no bank conflicts)
     static constexpr std::size_t SMEM = std::size_t(RING + MIRROR) * SM * sizeof(float);
     static_assert(PYC == 4);
     static_assert(R <= LEAD && CH == 32 && RUNS * 32 == THREADS && MIRROR <= RING && (C >= 1 && C <= 4));
-    static_assert((PX * (RUNS / C - 1) * C) / 16 + LOADS <= SPAN && MIRROR >= PYC - 1 + R);
+    static_assert((PX * (RUNS / C - 1) * C) / 16 + LOADS <= SPAN && (OVERLAP || MIRROR >= PYC - 1 + R));
+    static_assert(!OVERLAP || RING % PYC == 0);
 };
 
 template <int K> struct BytesParams {
@@ -220,7 +226,8 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
                 }
             };
             put(0);
-            if (slot < Cfg::MIRROR) put(Cfg::RING * Cfg::SM);
+            if constexpr (Cfg::MIRROR > 0)
+                if (slot < Cfg::MIRROR) put(Cfg::RING * Cfg::SM);
         }
     };
     const auto nextSlot = [](int slot) {
@@ -250,13 +257,21 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
         // Column pass over the output rows whose K intermediate rows are in the ring, a chunk's at most.
         const int o0 = outDone + Cfg::PYC * band;
         if (o0 < ready && colByte < rowBytes) {
-            const float* column = mid + (o0 % Cfg::RING) * Cfg::SM + 4 * quad;
+            const int firstSlot = o0 % Cfg::RING;
+            const float* column = mid + firstSlot * Cfg::SM + 4 * quad;
+            // OVERLAP: window row i is row i % PYC of the group from `group`, which wraps at the ring's end.
+            const float* group = column;
             float4 acc[Cfg::PYC];
 #pragma unroll
             for (int j = 0; j < Cfg::PYC; ++j) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
             for (int i = 0; i < Cfg::PYC + K - 1; ++i) {
-                const float4 u = *reinterpret_cast<const float4*>(column + i * Cfg::SM);
+                if (OVERLAP && i > 0 && i % Cfg::PYC == 0) {
+                    group += Cfg::PYC * Cfg::SM;
+                    if (group >= mid + Cfg::RING * Cfg::SM) group -= Cfg::RING * Cfg::SM;
+                }
+                const float4 u = *reinterpret_cast<const float4*>(OVERLAP ? group + i % Cfg::PYC * Cfg::SM
+                                                                           : column + i * Cfg::SM);
 #pragma unroll
                 for (int j = 0; j < Cfg::PYC; ++j) {
                     const int ky = i - j;
@@ -279,9 +294,11 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
                               adjusted<ADJUST>(acc[j].w, f.bias, f.absolute != 0)};
                 if (C > 1 && copiedSamples != 0u) {
                     // A copied channel: the output row's own intermediate row, its source sample.
+                    const float* own = column + (j + Cfg::R) * Cfg::SM;
+                    if (OVERLAP && firstSlot + j + Cfg::R >= Cfg::RING) own -= Cfg::RING * Cfg::SM;
 #pragma unroll
                     for (int k = 0; k < 4; ++k)
-                        if ((copiedSamples >> k) & 1u) v[k] = column[(j + Cfg::R) * Cfg::SM + k];
+                        if ((copiedSamples >> k) & 1u) v[k] = own[k];
                 }
                 const unsigned word =
                     packBytes(roundToInt(v[0]), roundToInt(v[1]), roundToInt(v[2]), roundToInt(v[3]));
@@ -327,8 +344,9 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
     CUDAFILTERS_CHECK_LAUNCH("separableBytesKernel");
 }
 
-// overlap: one barrier a chunk (OVERLAP), its registers bounded for 3 blocks per SM: its ring and two staged chunks
-// hold 3 at K = 15 for one, two and four channels and 2 at K = 31, and packed RGB was measured so too.
+// overlap: one barrier a chunk (OVERLAP), its registers bounded for 3 blocks per SM, as many as its ring and two staged
+// chunks leave room for at K = 31. One channel at K = 15 with 4 (64 registers, no spills) measured level with 3 (H100,
+// twentieth session: 4K 24.2–24.3 against 24.1 µs, 1080p 10.9–11.0 both).
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
 void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
                   bool fit, bool overlap) {
@@ -351,13 +369,19 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
 // two channels K = 15 4K / 1080p / 720p 53.7–54.0 → 50.8–51.5 / 20.9–21.5 → 19.5–19.9 / 13.0–13.2 → 12.6–12.8,
 // K = 31 720p 17.7–17.9 → 16.4–16.6 (1080p 27.8 → 28.9); packed RGB K = 15 720p 19.4–19.8 → 17.9–18.2 (1080p
 // 30.8 → 32.4, 4K 86.1 → 90.0); RGBA K = 15 4K 107.3–108.1 → 100.5–101.5, 1080p 36.8–37.2 → 35.7–36.2, 720p
-// 19.7–19.9 → 19.2–19.3; colour at K = 31 slower everywhere (4K RGBA 149.8 → 157.3).
+// 19.7–19.9 → 19.2–19.3; colour at K = 31 slower everywhere with that session's ring (mirrored rows, 2 blocks per
+// SM: 4K RGBA 149.8 → 157.3).
+// Since the ring has no mirrored rows (twentieth session, same runs against two barriers, µs), also 2 channels at K = 31
+// 4K 80.8–81.1 → 73.9, 1080p 27.9 → 25.7–25.8; packed RGB K = 31 4K 135.5 → 127.7, 1080p 44.4 → 41.0–41.2, 720p
+// 26.6–26.9 → 24.8–25.2; RGBA K = 31 4K 150.8–150.9 → 146.2–146.7, 1080p 49.7–49.8 → 48.0, 720p 28.5–28.7 → 27.5–27.8.
+// Still two barriers: GRAY8 4K K = 31 (36.6–37.1 against 38.5–38.7 with 3 blocks per SM), GRAY8 K = 15 below
+// 1.5 Mpixel (720p 7.9–8.0 against 8.2–8.3), packed RGB K = 15 from 1.5 Mpixel (4K 86.8–86.9 against 87.8–88.4, 1080p
+// 30.9–31.1 against 31.8–32.0).
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k == 15 ? pixels >= 1500000 : pixels < 4000000;
-    case 2: return k == 15 || pixels < 1500000;
-    case 3: return k == 15 && pixels < 1500000;
-    default: return k == 15;
+    case 3: return k == 31 || pixels < 1500000;
+    default: return true;
     }
 }
 
