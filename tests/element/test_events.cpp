@@ -234,10 +234,11 @@ namespace {
 
 // cudahisteq with smoothing=0.9 while clip-limit changes every frame: the changes are applied in place (no
 // allocation, no synchronisation), so the frame pace stays even — 99 % of the intervals within 2x the median on CUDA
-// (4x on the CPU, whose timings on a shared CI machine are noisier), and none above 8x (16x): a stall that came with
-// the changes would show in more than 1 % of the frames, or as one interval of milliseconds (a reallocation of the
-// 4K CLAHE state). The worst single interval alone was too strict: one scheduling hiccup of the shared GPU host
-// (0.70 ms against a 0.19 ms median, 2026-11-24) failed it.
+// (4x on the CPU, whose timings on a shared CI machine are noisier), and no two above 8x (16x): a stall that came with
+// the changes would show in more than 1 % of the frames, or as intervals of milliseconds wherever a change
+// reallocated the 4K CLAHE state (the clip limit changes every frame, so such a stall recurs). The worst single
+// interval alone was too strict: one scheduling hiccup of the shared GPU host failed it (0.70 ms against a 0.19 ms
+// median, 2026-11-24; 2.43 against 0.20, H100, 2026-11-27, with every other interval within 8x).
 TEST(LiveRamp, ClipLimitRampedEveryFrameKeepsAnEvenPace) {
     const bool cuda = cudaRequested();
     const int width = cuda ? 3840 : 640, height = cuda ? 2160 : 360;
@@ -272,12 +273,14 @@ TEST(LiveRamp, ClipLimitRampedEveryFrameKeepsAnEvenPace) {
     std::vector<double> sorted = intervals;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2], p99 = sorted[sorted.size() * 99 / 100], worst = sorted.back();
+    const double secondWorst = sorted[sorted.size() - 2];
     std::printf("[ ramp ] %s %dx%d CLAHE smoothing 0.9, clip-limit changed every frame: median %.3f ms, 99th "
-                "percentile %.3f ms (%.2fx), max %.3f ms (%.2fx)\n",
-                testBackend().c_str(), width, height, median, p99, p99 / median, worst, worst / median);
+                "percentile %.3f ms (%.2fx), the two longest %.3f ms (%.2fx) and %.3f ms (%.2fx)\n",
+                testBackend().c_str(), width, height, median, p99, p99 / median, worst, worst / median, secondWorst,
+                secondWorst / median);
     if (underSanitizer()) GTEST_SKIP() << "frame intervals are not compared under a sanitizer";
     EXPECT_LE(p99, (cuda ? 2.0 : 4.0) * median);
-    EXPECT_LE(worst, (cuda ? 8.0 : 16.0) * median);
+    EXPECT_LE(secondWorst, (cuda ? 8.0 : 16.0) * median);
 }
 
 }  // namespace
