@@ -445,7 +445,7 @@ int main(int argc, char** argv) {
     auto ratio = [&](const std::string& a, const std::string& b) {
         return fps.count(a) && fps.count(b) && fps[b] > 0 ? fps[a] / fps[b] : 0.0;
     };
-    const std::string k4 = "4K RGBA Gaussian 5x5/";
+    const std::string k4 = rgbaName + "/";
     std::printf("\n| bar | measured | verdict |\n|---|---|---|\n");
     auto bar = [](const char* what, double value, double need, const char* unit) {
         std::printf("| %s | %.2f%s | %s |\n", what, value, unit, value >= need ? "met" : "NOT met");

@@ -797,6 +797,21 @@ template <typename Launch> std::string kernelsLaunchedBy(Launch&& launch) {
 bool holdsInstance(const std::string& names, const std::string& mangled, const std::string& demangled) {
     return names.find(mangled) != std::string::npos || names.find(demangled) != std::string::npos;
 }
+// Whether `names` holds separableBytesKernel<k, channels, adjust, blocks, skip, overlap> (mangled or demangled).
+bool holdsBytesInstance(const std::string& names, int k, int channels, bool adjust, int blocks, int skip,
+                        bool overlap) {
+    const auto mangledInt = [](int v) {
+        return v < 0 ? "Lin" + std::to_string(-v) + "E" : "Li" + std::to_string(v) + "E";
+    };
+    const auto mangledBool = [](bool v) { return std::string(v ? "Lb1E" : "Lb0E"); };
+    const std::string mangled = "separableBytesKernelI" + mangledInt(k) + mangledInt(channels) + mangledBool(adjust) +
+                                mangledInt(blocks) + mangledInt(skip) + mangledBool(overlap) + "E";
+    const auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+    const std::string demangled = "separableBytesKernel<" + std::to_string(k) + ", " + std::to_string(channels) + ", " +
+                                  b(adjust) + ", " + std::to_string(blocks) + ", " + std::to_string(skip) + ", " +
+                                  b(overlap) + ">";
+    return holdsInstance(names, mangled, demangled);
+}
 }  // namespace
 #endif
 
@@ -974,13 +989,10 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
     struct Case {
         unsigned mask, copy;
         float bias;
-        const char* mangled;    // the template arguments K, C, ADJUST, MIN_BLOCKS, SKIP, OVERLAP
-        const char* demangled;
+        int skip;  // the instance's SKIP
     };
-    for (const Case& c : {Case{0x7, 0x8, 0.f, "ILi15ELi4ELb0ELi3ELi3ELb1EE", "<15, 4, false, 3, 3, true>"},
-                          Case{0xE, 0x1, 0.f, "ILi15ELi4ELb0ELi3ELi0ELb1EE", "<15, 4, false, 3, 0, true>"},
-                          Case{0x7, 0x8, 3.f, "ILi15ELi4ELb1ELi3ELin1ELb1EE", "<15, 4, true, 3, -1, true>"},
-                          Case{0xB, 0x4, 0.f, "ILi15ELi4ELb0ELi3ELin1ELb1EE", "<15, 4, false, 3, -1, true>"}}) {
+    for (const Case& c : {Case{0x7, 0x8, 0.f, 3}, Case{0xE, 0x1, 0.f, 0}, Case{0x7, 0x8, 3.f, -1},
+                          Case{0xB, 0x4, 0.f, -1}}) {
         ConvolveDesc d = presetDesc(Preset::Gaussian, 15, 4.5);
         d.channelMask = c.mask;
         d.copyMask = c.copy;
@@ -991,8 +1003,7 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
         const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
             cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
         });
-        const bool found = holdsInstance(all, std::string("separableBytesKernel") + c.mangled,
-                                         std::string("separableBytesKernel") + c.demangled);
+        const bool found = holdsBytesInstance(all, 15, 4, c.bias != 0.f, 3, c.skip, true);
         EXPECT_TRUE(found) << "mask " << c.mask << " copy " << c.copy << " bias " << c.bias << ": " << all;
     }
 #endif
@@ -1022,12 +1033,7 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
             EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
                                                           plan.column.data(), stream, cuda_detail::BytesChoice::Best));
         });
-        const std::string k = std::to_string(c.k), ch = std::to_string(c.channels), b = std::to_string(c.blocks);
-        const std::string mangled = "separableBytesKernelILi" + k + "ELi" + ch + "ELb0ELi" + b + "ELin1ELb" +
-                                    (c.overlap ? "1" : "0") + "EE";
-        const std::string demangled = "separableBytesKernel<" + k + ", " + ch + ", false, " + b + ", -1, " +
-                                      (c.overlap ? "true" : "false") + ">";
-        EXPECT_TRUE(holdsInstance(all, mangled, demangled))
+        EXPECT_TRUE(holdsBytesInstance(all, c.k, c.channels, false, c.blocks, -1, c.overlap))
             << "k" << c.k << " " << c.channels << " channels " << c.w << "x" << c.h << ": " << all;
     }
 #endif
@@ -1063,12 +1069,7 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
                 EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
                                                               plan.column.data(), stream, choice));
             });
-            const std::string k = std::to_string(c.k), b = std::to_string(blocks);
-            const std::string mangled = "separableBytesKernelILi" + k + "ELi1ELb0ELi" + b + "ELin1ELb" +
-                                        (overlap ? "1" : "0") + "EE";
-            const std::string demangled = "separableBytesKernel<" + k + ", 1, false, " + b + ", -1, " +
-                                          (overlap ? "true" : "false") + ">";
-            const bool found = holdsInstance(all, mangled, demangled);
+            const bool found = holdsBytesInstance(all, c.k, 1, false, blocks, -1, overlap);
             EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " choice " << int(choice) << ": " << all;
         }
     }
