@@ -123,7 +123,7 @@ gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* qu
             return FALSE;
         }
         // Downstream's pool when it is CUDA memory of our context (a neighbour of ours, cudadownload), else our own.
-        if (pool && !pool_is_cuda_memory_of(pool, st.cudaContext.get())) gst_clear_object(&pool);
+        if (pool && !pool_is_cuda_memory_of(pool, st.cudaContext.get(), caps)) gst_clear_object(&pool);
         if (pool) {
             GstStructure* config = gst_buffer_pool_get_config(pool);
             gst_buffer_pool_config_set_params(config, caps, size, min, max);

@@ -2,6 +2,7 @@
 // GStreamer's CUDA library glue (see cudamemory.h).
 #include "cudamemory.h"
 
+#include "cudaframepool.h"
 #include "driverapi.h"
 
 #include <cudafilters/device.hpp>
@@ -105,7 +106,9 @@ GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guin
                                     guint* size) {
     GstVideoInfo info;
     if (!gst_video_info_from_caps(&info, caps)) return nullptr;
-    GstBufferPool* pool = gst_cuda_buffer_pool_new(context);
+    GstBufferPool* pool = gst_cuda_frame_pool_is_needed_for(GST_VIDEO_INFO_FORMAT(&info))
+                              ? gst_cuda_frame_pool_new(context)
+                              : gst_cuda_buffer_pool_new(context);
     GstStructure* config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), min_buffers, max_buffers);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -126,10 +129,18 @@ GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guin
     return pool;
 }
 
-bool pool_is_cuda_memory_of(GstBufferPool* pool, GstCudaContext* context) {
-    if (!pool || !GST_IS_CUDA_BUFFER_POOL(pool)) return false;
-    GstCudaContext* owner = GST_CUDA_BUFFER_POOL(pool)->context;
-    return owner == context || (owner && gst_cuda_context_get_handle(owner) == gst_cuda_context_get_handle(context));
+bool pool_is_cuda_memory_of(GstBufferPool* pool, GstCudaContext* context, GstCaps* caps) {
+    GstCudaContext* owner = nullptr;
+    if (pool && GST_IS_CUDA_FRAME_POOL(pool)) {
+        owner = gst_cuda_frame_pool_get_context(GST_CUDA_FRAME_POOL(pool));
+    } else if (pool && GST_IS_CUDA_BUFFER_POOL(pool)) {
+        // GStreamer's pool asserts on a format its allocator has no layout for.
+        GstVideoInfo info;
+        if (!gst_video_info_from_caps(&info, caps) || gst_cuda_frame_pool_is_needed_for(GST_VIDEO_INFO_FORMAT(&info)))
+            return false;
+        owner = GST_CUDA_BUFFER_POOL(pool)->context;
+    }
+    return owner && (owner == context || gst_cuda_context_get_handle(owner) == gst_cuda_context_get_handle(context));
 }
 
 }  // namespace gstcudafilters

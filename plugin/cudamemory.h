@@ -47,13 +47,15 @@ int cuda_context_device(GstCudaContext* context);
 // True when every memory of `buffer` is CUDA memory of `context`: it can be read or written on the device as it lies.
 bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context);
 
-// A GstCudaBufferPool on `context` configured for `caps` with video metas (transfer full; null on failure); `*size`
-// is set to its buffers' size (pitched).
+// A pool of CUDA memory of `context` configured for `caps` with video metas (transfer full; null on failure): a
+// GstCudaBufferPool, or a GstCudaFramePool for the formats GStreamer's allocator has no layout for. `*size` is set to
+// its buffers' size (pitched).
 GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,
                                     guint* size);
 
-// True when `pool` is a GstCudaBufferPool on `context`.
-bool pool_is_cuda_memory_of(GstBufferPool* pool, GstCudaContext* context);
+// True when `pool` gives CUDA memory of `context` in the layout of `caps`: a GstCudaFramePool, or a GstCudaBufferPool
+// for a format its allocator lays out.
+bool pool_is_cuda_memory_of(GstBufferPool* pool, GstCudaContext* context, GstCaps* caps);
 
 #endif
 

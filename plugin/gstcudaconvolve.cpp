@@ -723,8 +723,7 @@ static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {
     filter_class->transform_formats = gst_cuda_convolve_transform_formats;
 
     // output=channels can write RGBA64_LE (a GRAY16_LE input and 4 kernels): the source pad accepts it too.
-    GstCaps* srcCaps = gst_cuda_filter_template_caps();
-    gst_caps_append(srcCaps, gst_caps_from_string(GST_VIDEO_CAPS_MAKE("RGBA64_LE")));
+    GstCaps* srcCaps = gst_cuda_filter_template_caps("RGBA64_LE");
     gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, srcCaps));
     gst_caps_unref(srcCaps);
 

@@ -49,13 +49,13 @@ using namespace gstcudafilters;
 using cudafilters::CudaError;
 using cudafilters::InvalidArgument;
 
-#define VIDEO_FORMATS \
-    "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, " \
-    "I420_10LE, P010_10LE, P016_LE, YUY2, UYVY, YVYU }"
-// Those of them GStreamer 1.22's CUDA memory can hold (its allocator has no grey, xRGB/xBGR or packed 4:2:2 layouts).
-#define CUDA_MEMORY_FORMATS \
-    "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, I420_10LE, P010_10LE, " \
-    "P016_LE }"
+#define FORMAT_LIST \
+    "GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, " \
+    "I420_10LE, P010_10LE, P016_LE, YUY2, UYVY, YVYU"
+#define VIDEO_FORMATS "{ " FORMAT_LIST " }"
+// Every one of them in CUDA memory too, and the formats a subclass only writes (output=channels: RGBA64_LE). Those
+// GStreamer 1.22's CUDA allocator has no layout for come from a GstCudaFramePool (cudaframepool.h).
+#define CUDA_MEMORY_FORMATS "{ " FORMAT_LIST ", RGBA64_LE }"
 
 enum {
     PROP_0,
@@ -112,13 +112,16 @@ void set_active_backend(GstCudaFilter* self, const char* name, int runningDepth)
 
 }  // namespace gstcudafilters
 
-GstCaps* gst_cuda_filter_template_caps(void) {
+GstCaps* gst_cuda_filter_template_caps(const char* more_formats) {
+    const std::string formats =
+        more_formats ? "{ " FORMAT_LIST ", " + std::string(more_formats) + " }" : std::string(VIDEO_FORMATS);
+    const std::string fields = ", format = (string) " + formats + ", width = " GST_VIDEO_SIZE_RANGE
+                               ", height = " GST_VIDEO_SIZE_RANGE ", framerate = " GST_VIDEO_FPS_RANGE;
+    std::string caps = "video/x-raw" + fields;
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
-    return gst_caps_from_string(GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", CUDA_MEMORY_FORMATS) "; "
-                                GST_VIDEO_CAPS_MAKE(VIDEO_FORMATS));
-#else
-    return gst_caps_from_string(GST_VIDEO_CAPS_MAKE(VIDEO_FORMATS));
+    caps = "video/x-raw(memory:CUDAMemory)" + fields + "; " + caps;
 #endif
+    return gst_caps_from_string(caps.c_str());
 }
 
 void gst_cuda_filter_settings_changed(GstCudaFilter* filter) {
@@ -773,7 +776,7 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
                             "Backend in use while running: cuda, cpu, or none when stopped", "none",
                             GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
-    GstCaps* caps = gst_cuda_filter_template_caps();
+    GstCaps* caps = gst_cuda_filter_template_caps(nullptr);
     gst_element_class_add_pad_template(GST_ELEMENT_CLASS(klass),
                                        gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
     gst_element_class_add_pad_template(GST_ELEMENT_CLASS(klass),

@@ -53,7 +53,8 @@ struct _GstCudaFilterClass {
 // Called by subclasses after a setting changed: the next frame uses a work object rebuilt from the new settings.
 void gst_cuda_filter_settings_changed(GstCudaFilter* filter);
 
-// The pad template caps shared by the elements.
-GstCaps* gst_cuda_filter_template_caps(void);
+// The pad template caps shared by the elements, in CUDA memory (where the build has it) and system memory, with
+// `more_formats` (a comma-separated list, or null) beside the formats every element takes.
+GstCaps* gst_cuda_filter_template_caps(const char* more_formats);
 
 G_END_DECLS

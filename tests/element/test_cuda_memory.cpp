@@ -191,26 +191,125 @@ TEST(CudaMemory, ChainStaysOnTheDeviceInOneContext) {
     }
 }
 
-// Grey and packed 4:2:2 frames have no CUDA-memory layout in GStreamer 1.22: a chain of them stays in system memory.
-TEST(CudaMemory, FormatsWithoutACudaLayoutStayInSystemMemory) {
+// What crossed a pad: buffers in GStreamer's CUDA memory, and whether each one's video meta placed its planes inside
+// the memory at a pitch that holds a row.
+struct MemoryWatch {
+    const GstVideoInfo* info = nullptr;
+    std::atomic<int> buffers{0};
+    std::atomic<int> cuda{0};
+    std::atomic<int> laidOut{0};
+
+    static GstPadProbeReturn probe(GstPad*, GstPadProbeInfo* probeInfo, gpointer data) {
+        auto* watch = static_cast<MemoryWatch*>(data);
+        GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(probeInfo);
+        watch->buffers.fetch_add(1);
+        if (bufferIsCudaMemory(buffer)) watch->cuda.fetch_add(1);
+        const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer);
+        const GstVideoInfo& info = *watch->info;
+        bool inside = meta && meta->n_planes == GST_VIDEO_INFO_N_PLANES(&info);
+        for (guint p = 0; inside && p < meta->n_planes; ++p) {
+            gint comps[GST_VIDEO_MAX_COMPONENTS];
+            gst_video_format_info_component(info.finfo, p, comps);
+            const gsize row = gsize(GST_VIDEO_INFO_COMP_WIDTH(&info, comps[0])) * GST_VIDEO_INFO_COMP_PSTRIDE(&info, comps[0]);
+            const gsize rows = gsize(GST_VIDEO_INFO_COMP_HEIGHT(&info, comps[0]));
+            inside = meta->stride[p] >= gint(row) &&
+                     meta->offset[p] + (rows - 1) * gsize(meta->stride[p]) + row <= gst_buffer_get_size(buffer);
+        }
+        if (inside) watch->laidOut.fetch_add(1);
+        return GST_PAD_PROBE_OK;
+    }
+    void watch(GstElement* bin, const char* element, const char* pad = "src") {
+        GstElement* e = gst_bin_get_by_name(GST_BIN(bin), element);
+        GstPad* p = gst_element_get_static_pad(e, pad);
+        gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, probe, this, nullptr);
+        gst_object_unref(p);
+        gst_object_unref(e);
+    }
+};
+
+// Grey, packed 4:2:2 and xRGB / xBGR frames, which GStreamer 1.22's CUDA allocator has no layout for, stay on the
+// device between the elements too (a pool of ours lays them out in its memory), with the CPU's pixels, in order;
+// towards a sink that asks for CUDA memory they leave in it, read back and deep-copied like any CUDA memory.
+TEST(CudaMemory, FormatsWithoutAGStreamerLayoutStayOnTheDevice) {
     SKIP_WITHOUT_GPU();
-    for (const char* format : {"GRAY8", "GRAY16_LE", "YUY2", "UYVY"}) {
+    for (const char* format : {"GRAY8", "GRAY16_LE", "YUY2", "UYVY", "YVYU", "xRGB", "xBGR"}) {
         SCOPED_TRACE(format);
-        const GstVideoInfo info = videoInfo(format, 98, 61);
-        std::vector<GstBuffer*> frames = randomFrames(info, 3);
-        std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString(format, 98, 61), frames);
-        GstHarness* h = nullptr;
-        std::vector<GstBuffer*> out = runChain(chain("cuda"), capsString(format, 98, 61), frames, nullptr, &h);
-        ASSERT_EQ(out.size(), expected.size());
-        for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
-        GstElement* a = gst_bin_get_by_name(GST_BIN(h->element), "a");
-        EXPECT_FALSE(padCarriesCudaMemory(a, "src"));
-        gst_object_unref(a);
-        gst_harness_teardown(h);
-        unrefAll(out);
+        const int width = 98, height = 61;
+        const GstVideoInfo info = videoInfo(format, width, height);
+        std::vector<GstBuffer*> frames = randomFrames(info, 5);
+        std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString(format, width, height), frames);
+        for (bool cudaSink : {false, true}) {
+            SCOPED_TRACE(cudaSink ? "sink in CUDA memory" : "sink in system memory");
+            const std::string sinkCaps = std::string("video/x-raw(memory:CUDAMemory),format=") + format +
+                                         ",width=" + std::to_string(width) + ",height=" + std::to_string(height);
+            MemoryWatch ab, bc, out;
+            ab.info = bc.info = out.info = &info;
+            GstHarness* h = nullptr;
+            std::vector<GstBuffer*> got = runChain(chain("cuda"), capsString(format, width, height), frames,
+                                                   cudaSink ? sinkCaps.c_str() : nullptr, &h, [&](GstHarness* harness) {
+                                                       ab.watch(harness->element, "a");
+                                                       bc.watch(harness->element, "b");
+                                                       out.watch(harness->element, "c");
+                                                   });
+            ASSERT_EQ(got.size(), expected.size());
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                EXPECT_EQ(GST_BUFFER_PTS(got[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
+                EXPECT_TRUE(framesEqual(got[i], expected[i], info)) << "frame " << i;
+            }
+            const int n = int(frames.size());
+            for (GstElement* e : {gst_bin_get_by_name(GST_BIN(h->element), "a"), gst_bin_get_by_name(GST_BIN(h->element), "b")}) {
+                EXPECT_TRUE(padCarriesCudaMemory(e, "src")) << GST_OBJECT_NAME(e);
+                gst_object_unref(e);
+            }
+            EXPECT_EQ(ab.cuda.load(), n) << "a → b";
+            EXPECT_EQ(bc.cuda.load(), n) << "b → c";
+            EXPECT_EQ(ab.laidOut.load(), n) << "a → b: planes inside the memory at a pitch that holds a row";
+            EXPECT_EQ(bc.laidOut.load(), n) << "b → c";
+            EXPECT_EQ(out.cuda.load(), cudaSink ? n : 0) << "c → sink";
+            if (cudaSink) {
+                EXPECT_EQ(out.laidOut.load(), n);
+                for (std::size_t i = 0; i < got.size(); ++i) {
+                    GstBuffer* copy = gst_buffer_copy_deep(got[i]);
+                    ASSERT_NE(copy, nullptr) << "frame " << i;
+                    EXPECT_TRUE(bufferIsCudaMemory(copy)) << "frame " << i;
+                    EXPECT_TRUE(framesEqual(copy, expected[i], info)) << "deep copy of frame " << i;
+                    gst_buffer_unref(copy);
+                }
+            }
+            gst_harness_teardown(h);
+            unrefAll(got);
+        }
         unrefAll(expected);
         unrefAll(frames);
     }
+}
+
+// output=channels writes RGBA64_LE from GRAY16_LE: in CUDA memory where downstream asks for it, with the CPU's samples.
+TEST(CudaMemory, ChannelsOutputInCudaMemory) {
+    SKIP_WITHOUT_GPU();
+    const GstVideoInfo info = videoInfo("GRAY16_LE", 77, 45);
+    const GstVideoInfo outInfo = videoInfo("RGBA64_LE", 77, 45);
+    std::vector<GstBuffer*> frames = randomFrames(info, 3);
+    const char* launch = "cudaconvolve name=c backend=%s output=channels absolute=true "
+                         "kernel=\"-1 0 1; -2 0 2; -1 0 1 | -1 -2 -1; 0 0 0; 1 2 1 | 0 1 0; 1 -4 1; 0 1 0 | 1 2 1; 2 4 2; 1 2 1\"";
+    gchar* cpu = g_strdup_printf(launch, "cpu");
+    gchar* cuda = g_strdup_printf(launch, "cuda");
+    std::vector<GstBuffer*> expected = runChain(cpu, capsString("GRAY16_LE", 77, 45), frames);
+    MemoryWatch out;
+    out.info = &outInfo;
+    std::vector<GstBuffer*> got =
+        runChain(cuda, capsString("GRAY16_LE", 77, 45), frames,
+                 "video/x-raw(memory:CUDAMemory),format=RGBA64_LE,width=77,height=45", nullptr,
+                 [&](GstHarness* h) { out.watch(h->element, "c"); });
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(framesEqual(got[i], expected[i], outInfo)) << "frame " << i;
+    EXPECT_EQ(out.cuda.load(), int(frames.size()));
+    EXPECT_EQ(out.laidOut.load(), int(frames.size()));
+    g_free(cpu);
+    g_free(cuda);
+    unrefAll(got);
+    unrefAll(expected);
+    unrefAll(frames);
 }
 
 // Output in CUDA memory where downstream asks for it; read back through GStreamer's host mapping it equals the CPU's.
