@@ -85,6 +85,11 @@ static gboolean gst_cuda_frame_pool_set_config(GstBufferPool* pool, GstStructure
     }
     const gsize pitch = gsize(GST_CUDA_MEMORY_CAST(probe)->info.stride[0]);
     gst_memory_unref(probe);
+    if (pitch * rows > G_MAXUINT) {
+        GST_WARNING_OBJECT(pool, "a %s frame of %" G_GSIZE_FORMAT " × %u bytes is too large for a buffer pool",
+                           GST_VIDEO_INFO_NAME(&info), pitch, rows);
+        return FALSE;
+    }
     gst_buffer_pool_config_set_params(config, caps, guint(pitch * rows), min, max);
     GST_DEBUG_OBJECT(pool, "%s %dx%d in CUDA memory of pitch %" G_GSIZE_FORMAT ", %u rows",
                      GST_VIDEO_INFO_NAME(&info), GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info), pitch, rows);

@@ -342,65 +342,71 @@ TEST(CudaMemory, OutputInCudaMemoryWhereDownstreamTakesIt) {
 // were made for, none is lost or reordered, and every one has the CPU's pixels.
 TEST(CudaMemory, RenegotiatesBetweenCudaAndSystemMemory) {
     SKIP_WITHOUT_GPU();
-    const GstVideoInfo info = videoInfo("RGBA", 200, 120);
-    std::vector<GstBuffer*> frames = randomFrames(info, 8);
-    std::vector<GstBuffer*> expected = runChain("cudaconvolve backend=cpu preset=gaussian size=5",
-                                                capsString("RGBA", 200, 120), frames);
-    GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "size=5"}, 3);
-    gst_harness_set_src_caps_str(h, capsString("RGBA", 200, 120).c_str());
-    gst_harness_set_sink_caps_str(h, "video/x-raw(memory:CUDAMemory),format=RGBA,width=200,height=120");
-    std::vector<GstBuffer*> out;
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-        if (i == 4) gst_harness_set_sink_caps_str(h, "video/x-raw,format=RGBA,width=200,height=120");
-        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
-        while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
+    for (const std::string format : {"RGBA", "GRAY8"}) {
+        SCOPED_TRACE(format);
+        const GstVideoInfo info = videoInfo(format.c_str(), 200, 120);
+        std::vector<GstBuffer*> frames = randomFrames(info, 8);
+        std::vector<GstBuffer*> expected = runChain("cudaconvolve backend=cpu preset=gaussian size=5",
+                                                    capsString(format.c_str(), 200, 120), frames);
+        GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "size=5"}, 3);
+        gst_harness_set_src_caps_str(h, capsString(format.c_str(), 200, 120).c_str());
+        gst_harness_set_sink_caps_str(h, ("video/x-raw(memory:CUDAMemory),format=" + format + ",width=200,height=120").c_str());
+        std::vector<GstBuffer*> out;
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            if (i == 4) gst_harness_set_sink_caps_str(h, ("video/x-raw,format=" + format + ",width=200,height=120").c_str());
+            ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+            while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
+        }
+        out = finish(h, out);
+        ASSERT_EQ(out.size(), frames.size());
+        EXPECT_TRUE(bufferIsCudaMemory(out[0]));
+        EXPECT_FALSE(bufferIsCudaMemory(out.back()));
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
+            EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
+        }
+        gst_harness_teardown(h);
+        unrefAll(out);
+        unrefAll(expected);
+        unrefAll(frames);
     }
-    out = finish(h, out);
-    ASSERT_EQ(out.size(), frames.size());
-    EXPECT_TRUE(bufferIsCudaMemory(out[0]));
-    EXPECT_FALSE(bufferIsCudaMemory(out.back()));
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
-        EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
-    }
-    gst_harness_teardown(h);
-    unrefAll(out);
-    unrefAll(expected);
-    unrefAll(frames);
 }
 
 // A flush with CUDA frames in flight drops them; the stream goes on; EOS drains what is left.
 TEST(CudaMemory, FlushAndEosWithCudaFramesInFlight) {
     SKIP_WITHOUT_GPU();
-    const GstVideoInfo info = videoInfo("I420", 640, 360);
-    std::vector<GstBuffer*> frames = randomFrames(info, 6);
-    std::vector<GstBuffer*> expected = runChain("cudaconvolve backend=cpu preset=gaussian size=5",
-                                                capsString("I420", 640, 360), frames);
-    GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "size=5"}, 4);
-    gst_harness_set_src_caps_str(h, capsString("I420", 640, 360).c_str());
-    gst_harness_set_sink_caps_str(h, "video/x-raw(memory:CUDAMemory),format=I420,width=640,height=360");
-    for (int i = 0; i < 3; ++i) ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
-    EXPECT_EQ(gst_harness_buffers_in_queue(h), 0u) << "depth 4 holds three frames";
-    EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_flush_start()));
-    EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
-    GstSegment segment;
-    gst_segment_init(&segment, GST_FORMAT_TIME);
-    EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_segment(&segment)));
-    std::vector<GstBuffer*> out;
-    for (int i = 3; i < 6; ++i) {
-        ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
-        while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
+    for (const std::string format : {"I420", "GRAY16_LE"}) {
+        SCOPED_TRACE(format);
+        const GstVideoInfo info = videoInfo(format.c_str(), 640, 360);
+        std::vector<GstBuffer*> frames = randomFrames(info, 6);
+        std::vector<GstBuffer*> expected = runChain("cudaconvolve backend=cpu preset=gaussian size=5",
+                                                    capsString(format.c_str(), 640, 360), frames);
+        GstHarness* h = makeHarness("cudaconvolve", {"preset=gaussian", "size=5"}, 4);
+        gst_harness_set_src_caps_str(h, capsString(format.c_str(), 640, 360).c_str());
+        gst_harness_set_sink_caps_str(h, ("video/x-raw(memory:CUDAMemory),format=" + format + ",width=640,height=360").c_str());
+        for (int i = 0; i < 3; ++i) ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+        EXPECT_EQ(gst_harness_buffers_in_queue(h), 0u) << "depth 4 holds three frames";
+        EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_flush_start()));
+        EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+        GstSegment segment;
+        gst_segment_init(&segment, GST_FORMAT_TIME);
+        EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+        std::vector<GstBuffer*> out;
+        for (int i = 3; i < 6; ++i) {
+            ASSERT_EQ(gst_harness_push(h, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+            while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
+        }
+        out = finish(h, out);
+        ASSERT_EQ(out.size(), 3u);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            EXPECT_TRUE(bufferIsCudaMemory(out[i]));
+            EXPECT_TRUE(framesEqual(out[i], expected[i + 3], info)) << "frame " << i + 3;
+        }
+        gst_harness_teardown(h);
+        unrefAll(out);
+        unrefAll(expected);
+        unrefAll(frames);
     }
-    out = finish(h, out);
-    ASSERT_EQ(out.size(), 3u);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        EXPECT_TRUE(bufferIsCudaMemory(out[i]));
-        EXPECT_TRUE(framesEqual(out[i], expected[i + 3], info)) << "frame " << i + 3;
-    }
-    gst_harness_teardown(h);
-    unrefAll(out);
-    unrefAll(expected);
-    unrefAll(frames);
 }
 
 // What a pad saw of the fences on the buffers that crossed it.
@@ -537,10 +543,11 @@ private:
 
 // The middle element of a chain of ours has its frames in CUDA memory on both sides: from its second frame in each
 // slot they run as one CUDA graph (its launches captured and the slot's graph updated with each frame's pointers:
-// one part; two parts on two streams, NV12 with planes=all; the copies of the planes luma-only filtering leaves,
-// I420; an equalizer, whose frames wait for the one before as event nodes: CLAHE with temporal smoothing, the global
-// block-LUT kernels that take turns with two histograms, statistics copied to the host), with the CPU's pixels in
-// order. CUDAFILTERS_CUDA_GRAPHS=0 turns the graphs off, with the same pixels.
+// one part, RGBA and GRAY8 (a pool of ours); two parts on two streams, NV12 with planes=all; the copies of the planes
+// luma-only filtering leaves, I420; an equalizer, whose frames wait for the one before as event nodes: CLAHE with
+// temporal smoothing, also on GRAY16_LE (a pool of ours), the global block-LUT kernels that take turns with two
+// histograms, statistics copied to the host), with the CPU's pixels in order. CUDAFILTERS_CUDA_GRAPHS=0 turns the
+// graphs off, with the same pixels.
 TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
     SKIP_WITHOUT_GPU();
     struct Case {
@@ -553,7 +560,9 @@ TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
                           {"I420", "cudaconvolve", "preset=sharpen"},
                           {"NV12", "cudahisteq", "mode=clahe tiles-x=3 tiles-y=2 smoothing=0.6"},
                           {"NV12", "cudahisteq", "mode=global"},
-                          {"RGBA", "cudahisteq", "mode=clahe post-messages=true"}};
+                          {"RGBA", "cudahisteq", "mode=clahe post-messages=true"},
+                          {"GRAY8", "cudaconvolve", "preset=gaussian size=5"},
+                          {"GRAY16_LE", "cudahisteq", "mode=clahe"}};
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.format) + " " + c.element + " " + c.settings);
         const GstVideoInfo info = videoInfo(c.format, 385, 289);
