@@ -9,6 +9,7 @@
 #include <cudafilters/kernel_text.hpp>
 #include <cudafilters/presets.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -106,13 +107,13 @@ std::string matchCandidate(const std::vector<Candidate>& candidates, HostImage& 
 class Setters {
 public:
     using Step = std::function<void(GstElement*, std::mt19937&)>;
-    Setters(GstElement* element, std::vector<Step> steps) {
+    Setters(GstElement* element, std::vector<Step> steps) : each_(steps.size()) {
         for (std::size_t i = 0; i < steps.size(); ++i)
             threads_.emplace_back([this, element, step = steps[i], i] {
                 std::mt19937 rng(std::uint32_t(1234 + i));
                 while (!stop_.load(std::memory_order_relaxed)) {
                     step(element, rng);
-                    changes_.fetch_add(1, std::memory_order_relaxed);
+                    each_[i].fetch_add(1, std::memory_order_relaxed);
                     std::this_thread::yield();
                 }
             });
@@ -123,11 +124,22 @@ public:
         for (std::thread& t : threads_)
             if (t.joinable()) t.join();
     }
-    long changes() const { return changes_.load(); }
+    long changes() const {
+        long sum = 0;
+        for (const auto& n : each_) sum += n.load();
+        return sum;
+    }
+    // The fewest steps any one thread has taken: when it grows, every setter has run again (on a loaded machine a
+    // thread can go unscheduled while the others take many steps).
+    long fewestPerThread() const {
+        long fewest = each_.empty() ? 0 : each_[0].load();
+        for (const auto& n : each_) fewest = std::min(fewest, n.load());
+        return fewest;
+    }
 
 private:
     std::atomic<bool> stop_{false};
-    std::atomic<long> changes_{0};
+    std::vector<std::atomic<long>> each_;
     std::vector<std::thread> threads_;
 };
 
@@ -259,9 +271,10 @@ TEST_P(Concurrency, PropertyChangesFromThreadsWhileStreamingAndRenegotiating) {
             sizeOf[GST_BUFFER_PTS(in)] = sizes[current];
             ASSERT_EQ(gst_harness_push(h, in), GST_FLOW_OK) << "frame " << i;
             while (GstBuffer* b = gst_harness_try_pull(h)) outputs.push_back(b);
-            // Interleave for sure: every 10 frames, wait until the setters have changed something.
+            // Interleave for sure: every 10 frames, wait until every setter has run again.
             if (i % 10 == 9)
-                for (const long seen = setters.changes(); setters.changes() < seen + 4;) std::this_thread::yield();
+                for (const long seen = setters.fewestPerThread(); setters.fewestPerThread() < seen + 1;)
+                    std::this_thread::yield();
         }
         setters.stop();
         changes = setters.changes();
