@@ -17,7 +17,6 @@ struct _GstCudaFramePool {
     GstCudaAllocator* allocator;
     GstVideoInfo info;     // the frame as negotiated
     GstVideoInfo storage;  // the RGBA image the allocator lays out
-    guint rows[GST_VIDEO_MAX_PLANES];
 };
 
 G_DEFINE_TYPE(GstCudaFramePool, gst_cuda_frame_pool, GST_TYPE_BUFFER_POOL)
@@ -35,14 +34,20 @@ gboolean gst_cuda_frame_pool_is_needed_for(GstVideoFormat format) {
     return std::find(std::begin(kAllocatorLayouts), std::end(kAllocatorLayouts), format) == std::end(kAllocatorLayouts);
 }
 
+static guint plane_rows(const GstVideoInfo* info, guint plane) {
+    gint components[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component(info->finfo, plane, components);
+    return guint(GST_VIDEO_INFO_COMP_HEIGHT(info, components[0]));
+}
+
 // The frame's layout in memory of pitch `pitch`: plane p at the rows of the planes before it.
-static void lay_out(const GstCudaFramePool* self, gsize pitch, gsize offsets[GST_VIDEO_MAX_PLANES],
+static void lay_out(const GstVideoInfo* info, gsize pitch, gsize offsets[GST_VIDEO_MAX_PLANES],
                     gint strides[GST_VIDEO_MAX_PLANES]) {
     gsize row = 0;
-    for (guint p = 0; p < GST_VIDEO_MAX_PLANES; ++p) {
-        offsets[p] = p < GST_VIDEO_INFO_N_PLANES(&self->info) ? row * pitch : 0;
-        strides[p] = p < GST_VIDEO_INFO_N_PLANES(&self->info) ? gint(pitch) : 0;
-        if (p < GST_VIDEO_INFO_N_PLANES(&self->info)) row += self->rows[p];
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(info); ++p) {
+        offsets[p] = row * pitch;
+        strides[p] = gint(pitch);
+        row += plane_rows(info, p);
     }
 }
 
@@ -69,10 +74,7 @@ static gboolean gst_cuda_frame_pool_set_config(GstBufferPool* pool, GstStructure
     gint widest = 0;
     guint rows = 0;
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
-        gint components[GST_VIDEO_MAX_COMPONENTS];
-        gst_video_format_info_component(info.finfo, p, components);
-        self->rows[p] = guint(GST_VIDEO_INFO_COMP_HEIGHT(&info, components[0]));
-        rows += self->rows[p];
+        rows += plane_rows(&info, p);
         widest = std::max(widest, GST_VIDEO_INFO_PLANE_STRIDE(&info, p));
     }
     gst_video_info_set_format(&self->storage, GST_VIDEO_FORMAT_RGBA, guint((widest + 3) / 4), rows);
@@ -104,9 +106,9 @@ static GstFlowReturn gst_cuda_frame_pool_alloc_buffer(GstBufferPool* pool, GstBu
         GST_ERROR_OBJECT(pool, "could not allocate CUDA memory for a %s frame", GST_VIDEO_INFO_NAME(&self->info));
         return GST_FLOW_ERROR;
     }
-    gsize offsets[GST_VIDEO_MAX_PLANES];
-    gint strides[GST_VIDEO_MAX_PLANES];
-    lay_out(self, gsize(GST_CUDA_MEMORY_CAST(mem)->info.stride[0]), offsets, strides);
+    gsize offsets[GST_VIDEO_MAX_PLANES] = {};
+    gint strides[GST_VIDEO_MAX_PLANES] = {};
+    lay_out(&self->info, gsize(GST_CUDA_MEMORY_CAST(mem)->info.stride[0]), offsets, strides);
     GstBuffer* out = gst_buffer_new();
     gst_buffer_append_memory(out, mem);
     gst_buffer_add_video_meta_full(out, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&self->info),

@@ -53,9 +53,6 @@ using cudafilters::InvalidArgument;
     "GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, " \
     "I420_10LE, P010_10LE, P016_LE, YUY2, UYVY, YVYU"
 #define VIDEO_FORMATS "{ " FORMAT_LIST " }"
-// Every one of them in CUDA memory too, and the formats a subclass only writes (output=channels: RGBA64_LE). Those
-// GStreamer 1.22's CUDA allocator has no layout for come from a GstCudaFramePool (cudaframepool.h).
-#define CUDA_MEMORY_FORMATS "{ " FORMAT_LIST ", RGBA64_LE }"
 
 enum {
     PROP_0,
@@ -504,30 +501,19 @@ static bool offers_cuda_memory(GstCudaFilter* self) {
 #endif
 }
 
-// Each structure of `caps` in CUDA memory (for the formats it can hold) and in system memory, the input's memory
-// first; or in system memory only.
+// Each structure of `caps` in CUDA memory and in system memory, the input's memory first; or in system memory only.
+// Every format goes in CUDA memory: those GStreamer 1.22's CUDA allocator has no layout for come from a
+// GstCudaFramePool (cudaframepool.h).
 static GstCaps* with_memory_features(GstCaps* caps, bool cudaMemory, bool cudaFirst) {
     if (gst_caps_is_any(caps)) return gst_caps_ref(caps);
-    static GstCaps* cudaFormats =
-        gst_caps_from_string(GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", CUDA_MEMORY_FORMATS));
     GstCaps* result = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
         const GstStructure* s = gst_caps_get_structure(caps, i);
         for (int k = 0; k < 2; ++k) {
             const bool cuda = (k == 0) == cudaFirst;
-            if (!cuda) {
-                result = gst_caps_merge_structure_full(result, gst_structure_copy(s), nullptr);
-                continue;
-            }
-            if (!cudaMemory) continue;
-            GstCaps* one = gst_caps_new_full(gst_structure_copy(s), nullptr);
-            gst_caps_set_features(one, 0, gst_caps_features_new(kCudaMemoryFeature, nullptr));
-            GstCaps* held = gst_caps_intersect_full(one, cudaFormats, GST_CAPS_INTERSECT_FIRST);
-            gst_caps_unref(one);
-            for (guint j = 0; j < gst_caps_get_size(held); ++j)
-                result = gst_caps_merge_structure_full(result, gst_structure_copy(gst_caps_get_structure(held, j)),
-                                                       gst_caps_features_copy(gst_caps_get_features(held, j)));
-            gst_caps_unref(held);
+            if (cuda && !cudaMemory) continue;
+            result = gst_caps_merge_structure_full(result, gst_structure_copy(s),
+                                                   cuda ? gst_caps_features_new(kCudaMemoryFeature, nullptr) : nullptr);
         }
     }
     return result;

@@ -191,6 +191,15 @@ TEST(CudaMemory, ChainStaysOnTheDeviceInOneContext) {
     }
 }
 
+// Calls `probe` with `data` on every buffer leaving the source pad of the element named `element` in `bin`.
+void probeBuffersLeaving(GstElement* bin, const char* element, GstPadProbeCallback probe, gpointer data) {
+    GstElement* e = gst_bin_get_by_name(GST_BIN(bin), element);
+    GstPad* pad = gst_element_get_static_pad(e, "src");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, data, nullptr);
+    gst_object_unref(pad);
+    gst_object_unref(e);
+}
+
 // What crossed a pad: buffers in GStreamer's CUDA memory, and whether each one's video meta placed its planes inside
 // the memory at a pitch that holds a row.
 struct MemoryWatch {
@@ -218,13 +227,7 @@ struct MemoryWatch {
         if (inside) watch->laidOut.fetch_add(1);
         return GST_PAD_PROBE_OK;
     }
-    void watch(GstElement* bin, const char* element, const char* pad = "src") {
-        GstElement* e = gst_bin_get_by_name(GST_BIN(bin), element);
-        GstPad* p = gst_element_get_static_pad(e, pad);
-        gst_pad_add_probe(p, GST_PAD_PROBE_TYPE_BUFFER, probe, this, nullptr);
-        gst_object_unref(p);
-        gst_object_unref(e);
-    }
+    void watch(GstElement* bin, const char* element) { probeBuffersLeaving(bin, element, probe, this); }
 };
 
 // Grey, packed 4:2:2 and xRGB / xBGR frames, which GStreamer 1.22's CUDA allocator has no layout for, stay on the
@@ -427,13 +430,7 @@ struct FenceWatch {
         }
         return GST_PAD_PROBE_OK;
     }
-    void watch(GstElement* bin, const char* element) {
-        GstElement* e = gst_bin_get_by_name(GST_BIN(bin), element);
-        GstPad* pad = gst_element_get_static_pad(e, "src");
-        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, this, nullptr);
-        gst_object_unref(pad);
-        gst_object_unref(e);
-    }
+    void watch(GstElement* bin, const char* element) { probeBuffersLeaving(bin, element, probe, this); }
 };
 
 // Between two elements of ours a frame in CUDA memory leaves as soon as its work is enqueued, with a fence the next
