@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const int runRow = t % 32, run = t / 32;
     const int runChannel = run % C, runPixel = Cfg::PX * (run / C);
     const int runWord = runPixel * C / 16;  // first staged word of the run's window
-    const bool runCopies = (copied >> runChannel) & 1u;
+    const bool runCopies = C > 1 && ((copied >> runChannel) & 1u);  // one channel is filtered (separableBytesApplies)
     // Byte permutes picking byte k + runChannel of a word as a float's low byte (byteAsFloat's selector).
     unsigned pick[4];
 #pragma unroll
@@ -125,17 +125,47 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const int rightOut = min(Cfg::SPAN, (rowBytes - spanByte) / 16);
     const bool edgeBlock = firstInside > 0 || rightOut < Cfg::SPAN;
     const uint4 borderWords = make_uint4(p.borderWord, p.borderWord, p.borderWord, p.borderWord);
-    auto stage = [&](int buffer, int first) {
+    // This thread's words of every chunk, placed once: word w of staged row `row` from byte 16 w of the strip row's
+    // span (a row past the chunk, or a word not inside the frame, never staged by it). Chunks whose rows all lie inside
+    // the frame (all but those at a segment's start or end near the frame's top or bottom) take each word's address
+    // straight from its row: one multiply and a cp.async, where borderIndex, the index arithmetic and the generic
+    // shared address took about forty instructions.
+    constexpr int ITEMS = (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS;
+    constexpr unsigned kStageBytes = sizeof(staged[0]);
+    int itemRow[ITEMS], itemByte[ITEMS];
+    unsigned itemShared[ITEMS];
 #pragma unroll
-        for (int k = 0; k < (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS; ++k) {
-            const int item = t + k * Cfg::THREADS, row = item / Cfg::SPAN, w = item % Cfg::SPAN;
-            if (row >= Cfg::CH || first + row >= total || w < firstInside || w >= rightOut) continue;
-            const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
-            if (gy >= 0)
-                __pipeline_memcpy_async(&staged[buffer][row][w],
-                                        f.src + std::size_t(gy) * f.srcPitch + spanByte + 16 * w, 16);
-            else
-                staged[buffer][row][w] = borderWords;
+    for (int k = 0; k < ITEMS; ++k) {
+        const int item = t + k * Cfg::THREADS, row = min(item / Cfg::SPAN, Cfg::CH - 1), w = item % Cfg::SPAN;
+        const bool mine = item < Cfg::CH * Cfg::SPAN && w >= firstInside && w < rightOut;
+        itemRow[k] = mine ? row : Cfg::CH << 16;  // a row no chunk has
+        itemByte[k] = 16 * w;
+        itemShared[k] = unsigned(__cvta_generic_to_shared(&staged[0][row][w]));
+    }
+    const std::uint8_t* const spanSrc = f.src + spanByte;
+    const unsigned srcPitch = unsigned(f.srcPitch);  // below 4 GiB (separableBytesApplies)
+    auto stage = [&](int buffer, int first) {
+        const int firstRow = y0 - Cfg::R + first;
+        if (firstRow >= 0 && firstRow + Cfg::CH <= f.height) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                if (first + itemRow[k] >= total) continue;
+                const std::uint8_t* src = spanSrc + std::size_t(unsigned(firstRow + itemRow[k])) * srcPitch + itemByte[k];
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                             :
+                             : "r"(itemShared[k] + unsigned(buffer) * kStageBytes), "l"(src)
+                             : "memory");
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const int row = itemRow[k];
+                if (first + row >= total) continue;
+                const int gy = borderIndex(firstRow + row, f.height, f.border);
+                uint4* word = &staged[buffer][row][itemByte[k] / 16];
+                if (gy >= 0) __pipeline_memcpy_async(word, spanSrc + std::size_t(gy) * f.srcPitch + itemByte[k], 16);
+                else *word = borderWords;
+            }
         }
         __pipeline_commit();
         if (!edgeBlock) return;
@@ -164,6 +194,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const int colByte = x0 * C + 4 * quad;
     const bool columnInside = colByte + 4 <= rowBytes;
     std::uint8_t* const columnDst = f.dst + colByte;
+    const std::size_t dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableBytesApplies)
     unsigned copiedSamples = 0;
 #pragma unroll
     for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> ((4 * quad + k) % C)) & 1u) << k;
@@ -284,10 +315,9 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
                     }
                 }
             }
-            std::uint8_t* out = columnDst + std::size_t(y0 + o0) * f.dstPitch;
-            const bool wholeBand = o0 + Cfg::PYC <= ready && columnInside;
+            unsigned words[Cfg::PYC];
 #pragma unroll
-            for (int j = 0; j < Cfg::PYC; ++j, out += f.dstPitch) {
+            for (int j = 0; j < Cfg::PYC; ++j) {
                 float v[4] = {adjusted<ADJUST>(acc[j].x, f.bias, f.absolute != 0),
                               adjusted<ADJUST>(acc[j].y, f.bias, f.absolute != 0),
                               adjusted<ADJUST>(acc[j].z, f.bias, f.absolute != 0),
@@ -300,15 +330,17 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
                     for (int k = 0; k < 4; ++k)
                         if ((copiedSamples >> k) & 1u) v[k] = own[k];
                 }
-                const unsigned word =
-                    packBytes(roundToInt(v[0]), roundToInt(v[1]), roundToInt(v[2]), roundToInt(v[3]));
-                if (wholeBand) {
-                    *reinterpret_cast<unsigned*>(out) = word;
-                } else if (o0 + j < ready) {
+                words[j] = packBytes(roundToInt(v[0]), roundToInt(v[1]), roundToInt(v[2]), roundToInt(v[3]));
+            }
+            std::uint8_t* const out = columnDst + std::size_t(unsigned(y0 + o0)) * dstPitch;
+            if (o0 + Cfg::PYC <= ready && columnInside) {
 #pragma unroll
+                for (int j = 0; j < Cfg::PYC; ++j) *reinterpret_cast<unsigned*>(out + j * dstPitch) = words[j];
+            } else {
+#pragma unroll
+                for (int j = 0; j < Cfg::PYC; ++j)
                     for (int b = 0; b < 4; ++b)
-                        if (colByte + b < rowBytes) out[b] = std::uint8_t(word >> (8 * b));
-                }
+                        if (o0 + j < ready && colByte + b < rowBytes) out[j * dstPitch + b] = std::uint8_t(words[j] >> (8 * b));
             }
         }
         if constexpr (OVERLAP) {
@@ -470,7 +502,8 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
     const unsigned all = (1u << c) - 1u;
     return type == SampleType::U8 && (k == 15 || k == 31) && c >= 1 && c <= 4 && f.outChannels == c &&
            (f.mask & all) != 0u && ((f.mask | f.copy) & all) == all && plainBytes(f) && f.width > 0 &&
-           f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) &&
+           f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) && f.srcPitch <= 0xFFFFFFFFu &&
+           f.dstPitch <= 0xFFFFFFFFu &&
            (f.border != Border::Constant ||
             (f.borderValue >= 0.f && f.borderValue <= 255.f && f.borderValue == std::floor(f.borderValue)));
 }
