@@ -849,6 +849,36 @@ TEST(SeparableBytes, SegmentsFitTheChunks) {
 #endif
 }
 
+// The streaming kernel takes its row offsets as 32-bit products: a source or destination pitch of 4 GiB or more leaves
+// the frame to the other kernels (host arithmetic, no device).
+TEST(SeparableBytes, PitchesFrom4GiBTakeOtherKernels) {
+#ifdef CUDAFILTERS_HAVE_CUDA
+    alignas(16) static unsigned char bytes[64];
+    cuda_detail::ConvFrame frame;
+    frame.src = bytes;
+    frame.dst = bytes;
+    frame.srcPitch = frame.dstPitch = 4096;
+    frame.width = 3840;
+    frame.height = 2160;
+    frame.rowAlign = 16;
+    constexpr std::size_t k4GiB = std::size_t(1) << 32;
+    for (int k : {15, 31}) {
+        EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        frame.srcPitch = k4GiB - 16;
+        frame.dstPitch = k4GiB - 4;
+        EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        frame.srcPitch = k4GiB;
+        EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        frame.srcPitch = 4096;
+        frame.dstPitch = k4GiB;
+        EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        frame.dstPitch = 4096;
+    }
+#else
+    GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
 // The u8 streaming kernel of 1 to 4 channels (KernelVariants::separable 5, the default, and 6) sums as the tile kernel
 // does: the same bytes on every border, with bias and |.|, RGBA with the alpha copied (and a channel other than the
 // last copied), packed RGB (a channel copied too), frames narrower than a strip, widths not a multiple of 4, frames of

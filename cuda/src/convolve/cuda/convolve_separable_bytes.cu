@@ -31,6 +31,13 @@
 // staged by cp.async instead of held in registers across the column pass 36.0. Not kept: strips of 256 bytes (512
 // threads, 2 blocks per SM, half as many recomputed rows): 4K K = 15 23.2 against 23.8 µs, but 1080p K = 15 13.5
 // against 10.7, K = 31 17.9 against 16.1.
+// Twenty-second session (H100, bench-convolve against the code before in the same runs): words staged by one
+// multiply and a cp.async from a place computed once (chunks inside the frame), the column pass's words stored after
+// its roundings: 24.9 M instructions at 4K GRAY8 K = 31 (26.0 M), 36.7–36.8 → 34.8–34.9 µs, K = 15 24.1–24.3 →
+// 22.4–22.6, every 1- to 4-channel row 2–6 % faster. The blocks an SM holds end in the order they were dispatched
+// (4K K = 31: about 18, 22, 25 and 28 µs), and the edge strips' blocks run 20–37 % longer: with their byte staging
+// skipped (timings only) the kernel took 7 % (K = 31) and 10 % (K = 15) less; building those bytes from the staged
+// words in shared memory, or loading them a pass ahead, did not recover it (docs/benchmarks.md).
 //
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
 // borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
