@@ -254,13 +254,6 @@ int main(int argc, char** argv) {
     std::printf("| format | case | pipeline | fps | vs baseline | %% of PCIe bound | registered MB | pinned MB |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const Format& f : formats) {
-        const double upload = benchcommon::pcieFps(f.frameBytes, false, 1.0);
-        const double duplex = benchcommon::pcieFps(f.frameBytes, true, 1.0);
-        std::printf("| %s | PCIe upload bound (pinned) | cudaMemcpyAsync H2D | %.0f | - | 100 | - | - |\n", f.name, upload);
-        std::printf("| %s | PCIe duplex bound (pinned) | H2D ‖ D2H on two streams | %.0f | - | 100 | - | - |\n", f.name,
-                    duplex);
-        Ring ring(f.frameBytes);
-        Ring freshRing(f.frameBytes, true);
         const std::string caps = std::string(" ! ") + f.caps;
         const std::string testsrc = "videotestsrc" + caps;
         const std::string freeze = "videotestsrc num-buffers=1" + caps + " ! imagefreeze";
@@ -269,33 +262,34 @@ int main(int argc, char** argv) {
         const std::string chain = "cudahisteq ! cudaconvolve preset=gaussian size=5 ! cudaconvolve preset=sharpen";
         const std::string chainSys = "cudahisteq" + sysCaps + "cudaconvolve preset=gaussian size=5" + sysCaps +
                                      "cudaconvolve preset=sharpen";
+        enum class Bound { None, Upload, Duplex };  // the PCIe bound a row's rate is compared with
         struct Row {
             std::string key, label, launch, baseline;
-            double bound;
+            Bound bound;
             bool fresh = false;
         };
         std::vector<Row> rows = {
-            {"a-identity", "(a) videotestsrc ! identity", testsrc + " ! identity" + sink, "", 0},
-            {"a-filter", "(a) videotestsrc ! element", testsrc + " ! " + filter + sink, "a-identity", duplex},
-            {"a-queue-filter", "(a) videotestsrc ! queue ! element", testsrc + " ! queue ! " + filter + sink, "a-identity", duplex},
-            {"b-ring-identity", "(b) appsrc ring ! identity", appsrc + " ! identity" + sink, "", 0},
-            {"b-ring-filter", "(b) appsrc ring ! element", appsrc + " ! " + filter + sink, "b-ring-identity", duplex},
-            {"b-ring-filter-d1", "(b) … depth 1", appsrc + " ! " + filter + " pipeline-depth=1" + sink, "b-ring-identity", duplex},
-            {"b-ring-filter-d3", "(b) … depth 3", appsrc + " ! " + filter + " pipeline-depth=3" + sink, "b-ring-identity", duplex},
-            {"b-fresh-filter", "(b) appsrc, new GstMemory per frame (copied on 4 threads, not registered)", appsrc + " ! " + filter + sink, "b-ring-identity", duplex, true},
-            {"b-freeze-identity", "(b) imagefreeze ! identity", freeze + " ! identity" + sink, "", 0},
-            {"b-freeze-filter", "(b) imagefreeze ! element", freeze + " ! " + filter + sink, "b-freeze-identity", duplex},
-            {"b-freeze-filter-d1", "(b) … depth 1", freeze + " ! " + filter + " pipeline-depth=1" + sink, "b-freeze-identity", duplex},
-            {"b-freeze-filter-d3", "(b) … depth 3", freeze + " ! " + filter + " pipeline-depth=3" + sink, "b-freeze-identity", duplex},
-            {"c-one-cuda", "(c) one element, output in CUDA memory", appsrc + " ! " + filter + cudaCaps + "fakesink name=sink sync=false", "b-ring-identity", upload},
-            {"c-chain-cuda", "(c) chain of 3, CUDA memory between, output in CUDA memory", appsrc + " ! " + chain + cudaCaps + "fakesink name=sink sync=false", "c-one-cuda", upload},
-            {"c-chain-cuda-host", "(c) chain of 3, CUDA memory between, output in host memory", appsrc + " ! " + chain + sink, "b-ring-filter", duplex},
-            {"c-chain-sys", "(c) chain of 3, system memory between", appsrc + " ! " + chainSys + sink, "c-chain-cuda-host", duplex},
+            {"a-identity", "(a) videotestsrc ! identity", testsrc + " ! identity" + sink, "", Bound::None},
+            {"a-filter", "(a) videotestsrc ! element", testsrc + " ! " + filter + sink, "a-identity", Bound::Duplex},
+            {"a-queue-filter", "(a) videotestsrc ! queue ! element", testsrc + " ! queue ! " + filter + sink, "a-identity", Bound::Duplex},
+            {"b-ring-identity", "(b) appsrc ring ! identity", appsrc + " ! identity" + sink, "", Bound::None},
+            {"b-ring-filter", "(b) appsrc ring ! element", appsrc + " ! " + filter + sink, "b-ring-identity", Bound::Duplex},
+            {"b-ring-filter-d1", "(b) … depth 1", appsrc + " ! " + filter + " pipeline-depth=1" + sink, "b-ring-identity", Bound::Duplex},
+            {"b-ring-filter-d3", "(b) … depth 3", appsrc + " ! " + filter + " pipeline-depth=3" + sink, "b-ring-identity", Bound::Duplex},
+            {"b-fresh-filter", "(b) appsrc, new GstMemory per frame (copied on 4 threads, not registered)", appsrc + " ! " + filter + sink, "b-ring-identity", Bound::Duplex, true},
+            {"b-freeze-identity", "(b) imagefreeze ! identity", freeze + " ! identity" + sink, "", Bound::None},
+            {"b-freeze-filter", "(b) imagefreeze ! element", freeze + " ! " + filter + sink, "b-freeze-identity", Bound::Duplex},
+            {"b-freeze-filter-d1", "(b) … depth 1", freeze + " ! " + filter + " pipeline-depth=1" + sink, "b-freeze-identity", Bound::Duplex},
+            {"b-freeze-filter-d3", "(b) … depth 3", freeze + " ! " + filter + " pipeline-depth=3" + sink, "b-freeze-identity", Bound::Duplex},
+            {"c-one-cuda", "(c) one element, output in CUDA memory", appsrc + " ! " + filter + cudaCaps + "fakesink name=sink sync=false", "b-ring-identity", Bound::Upload},
+            {"c-chain-cuda", "(c) chain of 3, CUDA memory between, output in CUDA memory", appsrc + " ! " + chain + cudaCaps + "fakesink name=sink sync=false", "c-one-cuda", Bound::Upload},
+            {"c-chain-cuda-host", "(c) chain of 3, CUDA memory between, output in host memory", appsrc + " ! " + chain + sink, "b-ring-filter", Bound::Duplex},
+            {"c-chain-sys", "(c) chain of 3, system memory between", appsrc + " ! " + chainSys + sink, "c-chain-cuda-host", Bound::Duplex},
         };
         const bool cudaUpload = nvcodec && f.cudaUploadTakes;
         if (cudaUpload) {
-            rows.push_back({"n-updown", "nvcodec cudaupload ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + "cudadownload" + sink, "b-ring-identity", duplex});
-            rows.push_back({"n-element", "nvcodec cudaupload ! element ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + filter + cudaCaps + "cudadownload" + sink, "n-updown", duplex});
+            rows.push_back({"n-updown", "nvcodec cudaupload ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + "cudadownload" + sink, "b-ring-identity", Bound::Duplex});
+            rows.push_back({"n-element", "nvcodec cudaupload ! element ! cudadownload", appsrc + " ! cudaupload" + cudaCaps + filter + cudaCaps + "cudadownload" + sink, "n-updown", Bound::Duplex});
         }
         {
             // Frames already on the GPU: one frame uploaded (by cudaupload, or by our identity preset for the formats
@@ -303,22 +297,22 @@ int main(int argc, char** argv) {
             // a new CUDA buffer per frame (its rate is the kernel's plus the element's).
             const std::string uploader = cudaUpload ? "cudaupload" : "cudaconvolve preset=identity";
             const std::string resident = "videotestsrc num-buffers=1" + caps + " ! " + uploader + cudaCaps + "imagefreeze";
-            rows.push_back({"r-identity", "resident in CUDA memory: imagefreeze ! fakesink", resident + cudaCaps + "fakesink name=sink sync=false", "", 0});
-            rows.push_back({"r-element", "resident in CUDA memory: imagefreeze ! element ! CUDA memory", resident + " ! " + filter + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
+            rows.push_back({"r-identity", "resident in CUDA memory: imagefreeze ! fakesink", resident + cudaCaps + "fakesink name=sink sync=false", "", Bound::None});
+            rows.push_back({"r-element", "resident in CUDA memory: imagefreeze ! element ! CUDA memory", resident + " ! " + filter + cudaCaps + "fakesink name=sink sync=false", "r-identity", Bound::None});
             // The chain at kernel rates: between two of ours a frame leaves with a fence, not after a host wait, so
             // the chain's frame time should be the sum of its elements' (each measured alone here).
-            rows.push_back({"r-histeq", "resident in CUDA memory: imagefreeze ! cudahisteq ! CUDA memory", resident + " ! cudahisteq" + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
-            rows.push_back({"r-sharpen", "resident in CUDA memory: imagefreeze ! cudaconvolve preset=sharpen ! CUDA memory", resident + " ! cudaconvolve preset=sharpen" + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
-            rows.push_back({"r-chain", "resident in CUDA memory: imagefreeze ! chain of 3 ! CUDA memory", resident + " ! " + chain + cudaCaps + "fakesink name=sink sync=false", "r-element", 0});
+            rows.push_back({"r-histeq", "resident in CUDA memory: imagefreeze ! cudahisteq ! CUDA memory", resident + " ! cudahisteq" + cudaCaps + "fakesink name=sink sync=false", "r-identity", Bound::None});
+            rows.push_back({"r-sharpen", "resident in CUDA memory: imagefreeze ! cudaconvolve preset=sharpen ! CUDA memory", resident + " ! cudaconvolve preset=sharpen" + cudaCaps + "fakesink name=sink sync=false", "r-identity", Bound::None});
+            rows.push_back({"r-chain", "resident in CUDA memory: imagefreeze ! chain of 3 ! CUDA memory", resident + " ! " + chain + cudaCaps + "fakesink name=sink sync=false", "r-element", Bound::None});
             // Planar YUV with every plane filtered (each plane on a stream of its own), alone and after CLAHE.
             if (std::string(f.caps).find("NV12") != std::string::npos) {
                 const std::string all = "cudaconvolve preset=gaussian size=5 planes=all";
                 rows.push_back({"r-all", "resident in CUDA memory: imagefreeze ! " + all + " ! CUDA memory",
-                                resident + " ! " + all + cudaCaps + "fakesink name=sink sync=false", "r-identity", 0});
+                                resident + " ! " + all + cudaCaps + "fakesink name=sink sync=false", "r-identity", Bound::None});
                 rows.push_back({"r-clahe-all",
                                 "resident in CUDA memory: imagefreeze ! cudahisteq mode=clahe ! " + all + " ! CUDA memory",
                                 resident + " ! cudahisteq mode=clahe ! " + all + cudaCaps + "fakesink name=sink sync=false",
-                                "r-identity", 0});
+                                "r-identity", Bound::None});
             }
             // Other separable sizes: the register-window kernel at K = 3 (K = 5 is r-element), the interleaved
             // separable kernel at K = 7, the streaming separable kernel for colour from K = 15.
@@ -328,7 +322,7 @@ int main(int argc, char** argv) {
                                     std::to_string(k) + " ! CUDA memory",
                                 resident + " ! cudaconvolve preset=gaussian size=" + std::to_string(k) + cudaCaps +
                                     "fakesink name=sink sync=false",
-                                "r-identity", 0});
+                                "r-identity", Bound::None});
             // Frames in flight at the smallest kernel: the default depth (2) beside 1, 3 and the most the property
             // takes (values past it would be refused with a warning and leave the default).
             const int deepest = std::max(maxPipelineDepth(), 3);
@@ -338,8 +332,23 @@ int main(int argc, char** argv) {
                                 "pipeline-depth=" + std::to_string(depth) + " ! CUDA memory",
                                 resident + " ! cudaconvolve preset=gaussian size=3 pipeline-depth=" +
                                     std::to_string(depth) + cudaCaps + "fakesink name=sink sync=false",
-                                "r-identity", 0});
+                                "r-identity", Bound::None});
         }
+        // Formats none of whose rows --only names are left out, their PCIe bounds too.
+        const auto wanted = [&](const std::string& key) {
+            return only.empty() || (std::string(f.name) + "/" + key).find(only) != std::string::npos;
+        };
+        if (std::none_of(rows.begin(), rows.end(), [&](const Row& row) { return wanted(row.key); })) continue;
+        const double upload = benchcommon::pcieFps(f.frameBytes, false, 1.0);
+        const double duplex = benchcommon::pcieFps(f.frameBytes, true, 1.0);
+        std::printf("| %s | PCIe upload bound (pinned) | cudaMemcpyAsync H2D | %.0f | - | 100 | - | - |\n", f.name, upload);
+        std::printf("| %s | PCIe duplex bound (pinned) | H2D ‖ D2H on two streams | %.0f | - | 100 | - | - |\n", f.name,
+                    duplex);
+        const auto boundFps = [&](Bound bound) {
+            return bound == Bound::Upload ? upload : bound == Bound::Duplex ? duplex : 0.0;
+        };
+        Ring ring(f.frameBytes);
+        Ring freshRing(f.frameBytes, true);
         // The (a) rows are bound by videotestsrc's CPU time, which drifts from run to run: they are measured three
         // times, interleaved, and the median is kept.
         std::map<std::string, Outcome> interleaved;
@@ -347,8 +356,7 @@ int main(int argc, char** argv) {
             std::map<std::string, std::vector<Outcome>> runs;
             for (int round = 0; round < 3; ++round)
                 for (const Row& row : rows)
-                    if (row.key.rfind("a-", 0) == 0 &&
-                        (only.empty() || (std::string(f.name) + "/" + row.key).find(only) != std::string::npos))
+                    if (row.key.rfind("a-", 0) == 0 && wanted(row.key))
                         runs[row.key].push_back(measure(row.launch, &ring, warmup, budget));
             for (auto& [key, outcomes] : runs) {
                 std::sort(outcomes.begin(), outcomes.end(), [](const Outcome& a, const Outcome& b) { return a.fps < b.fps; });
@@ -357,7 +365,7 @@ int main(int argc, char** argv) {
         }
         for (const Row& row : rows) {
             const std::string key = std::string(f.name) + "/" + row.key;
-            if (!only.empty() && key.find(only) == std::string::npos) continue;
+            if (!wanted(row.key)) continue;
             const Outcome o = interleaved.count(row.key) ? interleaved[row.key]
                                                          : measure(row.launch, row.fresh ? &freshRing : &ring, warmup, budget);
             fps[key] = o.fps;
@@ -365,7 +373,8 @@ int main(int argc, char** argv) {
             if (!row.baseline.empty() && fps.count(std::string(f.name) + "/" + row.baseline) &&
                 fps[std::string(f.name) + "/" + row.baseline] > 0)
                 vs = std::to_string(int(100 * o.fps / fps[std::string(f.name) + "/" + row.baseline] + 0.5)) + " % of " + row.baseline;
-            std::string bound = row.bound > 0 ? std::to_string(int(100 * o.fps / row.bound + 0.5)) : "-";
+            const double rowBound = boundFps(row.bound);
+            std::string bound = rowBound > 0 ? std::to_string(int(100 * o.fps / rowBound + 0.5)) : "-";
             if (!o.error.empty())
                 std::printf("| %s | %s | `%s` | ERROR: %s | - | - | - | - |\n", f.name, row.label.c_str(), row.launch.c_str(),
                             o.error.c_str());
@@ -413,9 +422,11 @@ int main(int argc, char** argv) {
             {"f-yuy2-gauss", "YUY2", "NV12", "cudaconvolve preset=gaussian size=5 planes=all"},
             {"f-p010-clahe", "P010_10LE", "GRAY16_LE", "cudahisteq mode=clahe"},
         };
-        std::printf("\n| 4K case | format | fps | MB/s through the element | vs the reference format |\n|---|---|---|---|---|\n");
+        const auto wanted = [&](const Pair& pair) { return only.empty() || pair.key.find(only) != std::string::npos; };
+        if (std::any_of(pairs.begin(), pairs.end(), wanted))
+            std::printf("\n| 4K case | format | fps | MB/s through the element | vs the reference format |\n|---|---|---|---|---|\n");
         for (const Pair& pair : pairs) {
-            if (!only.empty() && pair.key.find(only) == std::string::npos) continue;
+            if (!wanted(pair)) continue;
             double referenceFps = 0;
             for (const std::string& format : {pair.reference, pair.format}) {
                 const std::string caps = "video/x-raw,format=" + format + ",width=3840,height=2160,framerate=30/1";
