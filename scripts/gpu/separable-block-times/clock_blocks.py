@@ -3,26 +3,32 @@
 # end (globaltimer, ns) in gBlockClocks. argv[3] "skipedge": the bytes of words outside the frame are not staged (for
 # timing only: the output is wrong).
 import sys
+
 s = open(sys.argv[1]).read()
-a = "    const int t = int(threadIdx.x);\n"
-assert a in s
-s = s.replace(a, a + """    const int blockClock = int(blockIdx.y * gridDim.x + blockIdx.x);
-    if (t == 0) {
-        unsigned sm; unsigned long long g;
+head = "    separableBytesKernel(const __grid_constant__ BytesParams<K> p) {\n"
+assert head in s
+s = s.replace(head, head + """    const int blockClock = int(blockIdx.y * gridDim.x + blockIdx.x);
+    if (threadIdx.x == 0) {
+        unsigned sm;
+        unsigned long long g;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
-        gBlockClocks[blockClock][0] = sm; gBlockClocks[blockClock][1] = g;
+        gBlockClocks[blockClock][0] = sm;
+        gBlockClocks[blockClock][1] = g;
     }
 """, 1)
-b = "template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>\nvoid launchBytesO"
-i = s.index(b); j = s.rindex("}\n", 0, i)
-s = s[:j] + """    if (t == 0) { unsigned long long g; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); gBlockClocks[blockClock][2] = g; }
-""" + s[j:]
-k = s.index("namespace cudafilters::cuda_detail {")
-s = s[:k] + "__device__ unsigned long long gBlockClocks[8192][3];\n" + s[k:]
-open(sys.argv[2], "w").write(s)
+launcher = "template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>\nvoid launchBytesO"
+end = s.rindex("}\n", 0, s.index(launcher))  # the kernel's closing brace
+s = s[:end] + """    if (threadIdx.x == 0) {
+        unsigned long long g;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+        gBlockClocks[blockClock][2] = g;
+    }
+""" + s[end:]
+namespace = "namespace cudafilters::cuda_detail {"
+s = s.replace(namespace, "__device__ unsigned long long gBlockClocks[8192][3];\n" + namespace, 1)
 if len(sys.argv) > 3 and sys.argv[3] == "skipedge":
-    s2 = open(sys.argv[2]).read()
-    a = "        if (!edgeBlock) return;\n"
-    assert a in s2
-    open(sys.argv[2], "w").write(s2.replace(a, "        return;\n"))
+    edge = "        if (!edgeBlock) return;\n"
+    assert edge in s
+    s = s.replace(edge, "        return;\n")
+open(sys.argv[2], "w").write(s)
