@@ -246,6 +246,8 @@ int main(int argc, char** argv) {
         {"1080p GRAY8 Gaussian 5x5", "video/x-raw,format=GRAY8,width=1920,height=1080,framerate=30/1",
          "cudaconvolve preset=gaussian size=5", std::size_t(1920) * 1080, false},
     };
+    // Whether --only names a row (every row when it is not given).
+    const auto named = [&](const std::string& key) { return only.empty() || key.find(only) != std::string::npos; };
     const std::string cudaCaps = " ! video/x-raw(memory:CUDAMemory) ! ";
     const std::string sysCaps = " ! video/x-raw(memory:SystemMemory) ! ";
     const std::string sink = " ! fakesink name=sink sync=false";
@@ -335,9 +337,7 @@ int main(int argc, char** argv) {
                                 "r-identity", Bound::None});
         }
         // Formats none of whose rows --only names are left out, their PCIe bounds too.
-        const auto wanted = [&](const std::string& key) {
-            return only.empty() || (std::string(f.name) + "/" + key).find(only) != std::string::npos;
-        };
+        const auto wanted = [&](const std::string& key) { return named(std::string(f.name) + "/" + key); };
         if (std::none_of(rows.begin(), rows.end(), [&](const Row& row) { return wanted(row.key); })) continue;
         const double upload = benchcommon::pcieFps(f.frameBytes, false, 1.0);
         const double duplex = benchcommon::pcieFps(f.frameBytes, true, 1.0);
@@ -400,7 +400,7 @@ int main(int argc, char** argv) {
         };
         std::printf("\n| clip | case | pipeline | fps | vs decode alone |\n|---|---|---|---|---|\n");
         for (const Row& row : rows) {
-            if (!only.empty() && row.key.find(only) == std::string::npos) continue;
+            if (!named(row.key)) continue;
             const Outcome o = measure(row.launch, nullptr, 1.0, budget);
             fps[row.key] = o.fps;
             const std::string base = row.key.find("cuda") != std::string::npos ? "d-decode-cuda" : "d-decode";
@@ -422,11 +422,10 @@ int main(int argc, char** argv) {
             {"f-yuy2-gauss", "YUY2", "NV12", "cudaconvolve preset=gaussian size=5 planes=all"},
             {"f-p010-clahe", "P010_10LE", "GRAY16_LE", "cudahisteq mode=clahe"},
         };
-        const auto wanted = [&](const Pair& pair) { return only.empty() || pair.key.find(only) != std::string::npos; };
-        if (std::any_of(pairs.begin(), pairs.end(), wanted))
+        if (std::any_of(pairs.begin(), pairs.end(), [&](const Pair& pair) { return named(pair.key); }))
             std::printf("\n| 4K case | format | fps | MB/s through the element | vs the reference format |\n|---|---|---|---|---|\n");
         for (const Pair& pair : pairs) {
-            if (!wanted(pair)) continue;
+            if (!named(pair.key)) continue;
             double referenceFps = 0;
             for (const std::string& format : {pair.reference, pair.format}) {
                 const std::string caps = "video/x-raw,format=" + format + ",width=3840,height=2160,framerate=30/1";

@@ -77,6 +77,24 @@ bool bufferIsCudaMemory(GstBuffer* buffer) {
     return result;
 }
 
+// `got` against `expected` in order: as many frames, each equal to its counterpart (framesEqual) and, given the
+// input frames, at its input's timestamp.
+::testing::AssertionResult sameFramesInOrder(const std::vector<GstBuffer*>& got, const std::vector<GstBuffer*>& expected,
+                                             const GstVideoInfo& info, const std::vector<GstBuffer*>* inputs = nullptr) {
+    if (got.size() != expected.size() || (inputs && inputs->size() != got.size()))
+        return ::testing::AssertionFailure() << got.size() << " frames, expected " << expected.size()
+                                             << (inputs ? " from " + std::to_string(inputs->size()) + " inputs" : "");
+    ::testing::AssertionResult result = ::testing::AssertionSuccess();
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const ::testing::AssertionResult same = framesEqual(got[i], expected[i], info);
+        if (!same) result = ::testing::AssertionFailure() << result.message() << "frame " << i << ": " << same.message() << "; ";
+        if (inputs && GST_BUFFER_PTS(got[i]) != GST_BUFFER_PTS((*inputs)[i]))
+            result = ::testing::AssertionFailure() << result.message() << "frame " << i << " at " << GST_BUFFER_PTS(got[i])
+                                                   << " ns, its input at " << GST_BUFFER_PTS((*inputs)[i]) << " ns; ";
+    }
+    return result;
+}
+
 // Runs `launch` (elements of ours, backend given by `backend`) in a harness on `frames`; returns the outputs.
 // `prepare` sees the harness before its caps are set (probes).
 std::vector<GstBuffer*> runChain(const std::string& launch, const std::string& caps, const std::vector<GstBuffer*>& frames,
@@ -160,9 +178,7 @@ TEST(CudaMemory, ChainStaysOnTheDeviceInOneContext) {
         std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString(format, 385, 289), frames);
         GstHarness* h = nullptr;
         std::vector<GstBuffer*> out = runChain(chain("cuda"), capsString(format, 385, 289), frames, nullptr, &h);
-        ASSERT_EQ(out.size(), expected.size());
-        for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
-        for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i]));
+        ASSERT_TRUE(sameFramesInOrder(out, expected, info, &frames));
 
         GstObject* contexts[3] = {};
         const char* names[3] = {"a", "b", "c"};
@@ -254,11 +270,7 @@ TEST(CudaMemory, FormatsWithoutAGStreamerLayoutStayOnTheDevice) {
                                                        bc.watch(harness->element, "b");
                                                        out.watch(harness->element, "c");
                                                    });
-            ASSERT_EQ(got.size(), expected.size());
-            for (std::size_t i = 0; i < got.size(); ++i) {
-                EXPECT_EQ(GST_BUFFER_PTS(got[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
-                EXPECT_TRUE(framesEqual(got[i], expected[i], info)) << "frame " << i;
-            }
+            ASSERT_TRUE(sameFramesInOrder(got, expected, info, &frames));
             const int n = int(frames.size());
             for (GstElement* e : {gst_bin_get_by_name(GST_BIN(h->element), "a"), gst_bin_get_by_name(GST_BIN(h->element), "b")}) {
                 EXPECT_TRUE(padCarriesCudaMemory(e, "src")) << GST_OBJECT_NAME(e);
@@ -304,8 +316,7 @@ TEST(CudaMemory, ChannelsOutputInCudaMemory) {
         runChain(cuda, capsString("GRAY16_LE", 77, 45), frames,
                  "video/x-raw(memory:CUDAMemory),format=RGBA64_LE,width=77,height=45", nullptr,
                  [&](GstHarness* h) { out.watch(h->element, "c"); });
-    ASSERT_EQ(got.size(), expected.size());
-    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(framesEqual(got[i], expected[i], outInfo)) << "frame " << i;
+    ASSERT_TRUE(sameFramesInOrder(got, expected, outInfo));
     EXPECT_EQ(out.cuda.load(), int(frames.size()));
     EXPECT_EQ(out.laidOut.load(), int(frames.size()));
     g_free(cpu);
@@ -361,13 +372,9 @@ TEST(CudaMemory, RenegotiatesBetweenCudaAndSystemMemory) {
             while (GstBuffer* b = gst_harness_try_pull(h)) out.push_back(b);
         }
         out = finish(h, out);
-        ASSERT_EQ(out.size(), frames.size());
+        ASSERT_TRUE(sameFramesInOrder(out, expected, info, &frames));
         EXPECT_TRUE(bufferIsCudaMemory(out[0]));
         EXPECT_FALSE(bufferIsCudaMemory(out.back()));
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
-            EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
-        }
         gst_harness_teardown(h);
         unrefAll(out);
         unrefAll(expected);
@@ -452,11 +459,7 @@ TEST(CudaMemory, OurNeighboursGetFencedFramesOthersCompleteOnes) {
                                                        bc.watch(h->element, "b");
                                                        out.watch(h->element, "c");
                                                    });
-            ASSERT_EQ(got.size(), expected.size());
-            for (std::size_t i = 0; i < got.size(); ++i) {
-                EXPECT_EQ(GST_BUFFER_PTS(got[i]), GST_BUFFER_PTS(frames[i])) << "frame " << i;
-                EXPECT_TRUE(framesEqual(got[i], expected[i], info)) << "frame " << i;
-            }
+            ASSERT_TRUE(sameFramesInOrder(got, expected, info, &frames));
             const int n = int(frames.size());
             EXPECT_EQ(ab.buffers.load(), n);
             EXPECT_EQ(ab.fenced.load(), n) << "a → b: every frame fenced";
@@ -490,8 +493,7 @@ TEST(CudaMemory, StatisticsKeepFramesUntilTheyAreComplete) {
     gst_object_unref(a);
     EXPECT_EQ(ab.buffers.load(), 4);
     EXPECT_EQ(ab.fenced.load(), 0);
-    ASSERT_EQ(got.size(), expected.size());
-    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(framesEqual(got[i], expected[i], info)) << "frame " << i;
+    ASSERT_TRUE(sameFramesInOrder(got, expected, info));
     gst_harness_teardown(h);
     g_free(cpu);
     g_free(cuda);
@@ -585,11 +587,7 @@ TEST(CudaMemory, ResidentFramesRunAsOneGraph) {
                                [&](GstHarness* h) { gst_element_set_bus(h->element, bus); });
                 text = log.text();
             }
-            ASSERT_EQ(out.size(), expected.size());
-            for (std::size_t i = 0; i < out.size(); ++i) {
-                EXPECT_TRUE(framesEqual(out[i], expected[i], info)) << "frame " << i;
-                EXPECT_EQ(GST_BUFFER_PTS(out[i]), GST_BUFFER_PTS(frames[i]));
-            }
+            ASSERT_TRUE(sameFramesInOrder(out, expected, info, &frames));
             EXPECT_EQ(text.find("launched as one CUDA graph (updated)") != std::string::npos, graphs) << text;
             EXPECT_EQ(text.find("could not"), std::string::npos) << text;
             for (GstMessage* m : popMessages(bus, GST_MESSAGE_ELEMENT)) {
