@@ -15,6 +15,7 @@ struct KernelLaunch {
     std::string name;
     const void* func = nullptr;
     dim3 grid, block;
+    unsigned sharedBytes = 0;  // dynamic shared memory
 };
 
 inline std::vector<KernelLaunch> kernelLaunchesOf(cudaGraph_t graph) {
@@ -31,7 +32,7 @@ inline std::vector<KernelLaunch> kernelLaunchesOf(cudaGraph_t graph) {
         CUDAFILTERS_CHECK(cudaGraphKernelNodeGetParams(node, &params));
         const char* name = nullptr;
         CUDAFILTERS_CHECK(cudaFuncGetName(&name, params.func));
-        launches.push_back({name ? name : "?", params.func, params.gridDim, params.blockDim});
+        launches.push_back({name ? name : "?", params.func, params.gridDim, params.blockDim, params.sharedMemBytes});
     }
     return launches;
 }

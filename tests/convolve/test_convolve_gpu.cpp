@@ -752,7 +752,7 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask) + " copy " +
                                      std::to_string(c.copy);
-            for (int i : {1, 2, 3, 4, 5}) {
+            for (int i : {1, 2, 3, 4, 5, 6}) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << i + 2 << ": " << describe(same);
             }
@@ -849,6 +849,73 @@ TEST(SeparableBytes, SegmentsFitTheChunks) {
 #endif
 }
 
+// The edge strips' shorter segments (host arithmetic, no device): in one wave an edge block (its words outside the row
+// built byte by byte: here a chunk costing 1.2 inner ones) runs no more than an inner block's chunks where the wave
+// has room, without adding to the busiest SM's blocks; in two waves edge blocks cost as much as the others.
+TEST(SeparableBytes, EdgeStripsTakeShorterSegments) {
+#ifdef CUDAFILTERS_HAVE_CUDA
+    using cuda_detail::bytesPieces;
+    using cuda_detail::BytesPieces;
+    const auto chunks = [](int height, int segments, int k) {
+        return ((height + segments - 1) / segments + k - 1 + 31) / 32;
+    };
+    // 4K K = 31, 4 blocks per SM: inner 17 segments (5 chunks), edge 23 (4 chunks: 4.8 inner ones); 522 blocks.
+    BytesPieces p = bytesPieces(30, 2, 2160, 31, 32, 4, 1, true, 132, 1.2);
+    EXPECT_EQ(p.segments, 17);
+    EXPECT_EQ(p.edgeSegments, 23);
+    EXPECT_EQ(chunks(2160, 23, 31), 4);
+    // 4K K = 15, 3 per SM: inner 13 (6 chunks); 4 edge chunks would need 19 segments, 402 blocks, more than 396 slots:
+    // 15 of 5 chunks (6.0 inner ones, from 7.2).
+    p = bytesPieces(30, 2, 2160, 15, 32, 3, 1, true, 132, 1.2);
+    EXPECT_EQ(p.segments, 13);
+    EXPECT_EQ(p.edgeSegments, 15);
+    EXPECT_EQ(chunks(2160, 15, 15), 5);
+    // 1080p K = 31: 17 segments of 3 chunks, 2 blocks per SM; 2 edge chunks would need 32 segments and a third block
+    // on some SMs: unchanged.
+    p = bytesPieces(15, 2, 1080, 31, 32, 4, 1, true, 132, 1.2);
+    EXPECT_EQ(p.segments, 17);
+    EXPECT_EQ(p.edgeSegments, 17);
+    // One wave not fitted (17 segments fill 510 of 528 slots): the same 23 where the wave has room for them.
+    p = bytesPieces(30, 2, 2160, 31, 32, 4, 1, false, 132, 1.2);
+    EXPECT_EQ(p.segments, 17);
+    EXPECT_EQ(p.edgeSegments, 23);
+    // Two waves (blocks taken as slots free up): edge blocks as long as the others, 6 segments × 1.4 (two channels).
+    p = bytesPieces(120, 2, 2160, 15, 32, 3, 2, true, 132, 1.4);
+    EXPECT_EQ(p.segments, 6);
+    EXPECT_EQ(p.edgeSegments, 9);
+    // No inner strips, or no extra cost: as the inner.
+    for (const BytesPieces q : {bytesPieces(2, 2, 2160, 31, 32, 4, 1, true, 132, 1.2),
+                                bytesPieces(30, 2, 2160, 31, 32, 4, 1, true, 132, 1.0),
+                                bytesPieces(120, 2, 2160, 15, 32, 3, 2, true, 132, 1.0)})
+        EXPECT_EQ(q.edgeSegments, q.segments);
+    // Any shape: edge segments between the inner ones and the frame's rows, an edge block never more chunks than an
+    // inner one's, never more blocks on the busiest SM nor more than one wave.
+    for (int strips : {2, 3, 7, 15, 30, 61, 120, 529})
+        for (int edges : {1, 2})
+            for (int height : {1, 2, 17, 31, 480, 1080, 2160, 4320})
+                for (int k : {15, 31})
+                    for (int slots : {1, 2, 3, 4}) {
+                        if (edges >= strips) continue;
+                        const BytesPieces two = bytesPieces(strips, edges, height, k, 32, slots, 2, true, 132, 1.8);
+                        EXPECT_GE(two.edgeSegments, two.segments);
+                        EXPECT_LE(two.edgeSegments, height);
+                        const BytesPieces q = bytesPieces(strips, edges, height, k, 32, slots, 1, true, 132, 1.2);
+                        const std::int64_t before = std::int64_t(strips) * q.segments;
+                        const std::int64_t after = std::int64_t(strips - edges) * q.segments +
+                                                   std::int64_t(edges) * q.edgeSegments;
+                        EXPECT_GE(q.edgeSegments, q.segments);
+                        EXPECT_LE(q.edgeSegments, height);
+                        EXPECT_LE(chunks(height, q.edgeSegments, k), chunks(height, q.segments, k));
+                        if (q.edgeSegments > q.segments) {
+                            EXPECT_LE((after + 131) / 132, (before + 131) / 132);
+                            EXPECT_LE(after, 132 * slots);
+                        }
+                    }
+#else
+    GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
 // The streaming kernel takes its row offsets as 32-bit products: a source or destination pitch of 4 GiB or more leaves
 // the frame to the other kernels (host arithmetic, no device).
 TEST(SeparableBytes, PitchesFrom4GiBTakeOtherKernels) {
@@ -924,6 +991,8 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
         // Tall enough that a block's rows run past the end of the one-barrier ring (which has no mirrored rows), the
         // copied channels' own rows included.
         {3840, 1200, 1, Border::Reflect101, false},
+        // 4K: the edge strips' segments shorter than the others' (bytesPieces), at both K.
+        {3840, 2160, 1, Border::Wrap, false},
         {1920, 1100, 4, Border::Wrap, false, 0xB, 0x4},
         {1280, 1500, 3, Border::Replicate, false, 0x5, 0x2},
     };
@@ -945,7 +1014,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
             std::vector<HostImage> outs;
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask);
-            for (int v : {0, 5, 6, 7, 8, 9}) {
+            for (int v : {0, 5, 6, 7, 8, 9, 10}) {
                 DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.dstPitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
@@ -958,7 +1027,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
                 EXPECT_TRUE(dst.paddingIntact()) << what << " variant " << v;
                 outs.push_back(dst.download());
             }
-            for (int i : {1, 2, 3, 4, 5}) {
+            for (int i : {1, 2, 3, 4, 5, 6}) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << i + 4 << ": " << describe(same);
             }
@@ -1103,6 +1172,58 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
             EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " choice " << int(choice) << ": " << all;
         }
     }
+#endif
+}
+
+// One channel: the launch's grid, read back from a captured launch, is bytesPieces' (the edge strips' segments, then the
+// inner strips'): at 4K the edge strips take shorter segments than the others under BytesChoice::Best, the same under
+// EvenSegments, and never more blocks than one wave.
+TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Case {
+        int k, w, h;
+    };
+    int shorter = 0;
+    for (const Case& c : {Case{31, 3840, 2160}, Case{15, 3840, 2160}, Case{31, 1920, 1080}, Case{15, 1283, 1080}}) {
+        const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, 1);
+        DevicePlane src(c.w, c.h, 1, SampleType::U8, false), dst(c.w, c.h, 1, SampleType::U8, false);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+        using cuda_detail::BytesChoice;
+        for (const auto choice : {BytesChoice::Best, BytesChoice::EvenSegments}) {
+            const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" +
+                                     std::to_string(c.h) + " choice " + std::to_string(int(choice));
+            const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
+                EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
+                                                              plan.column.data(), stream, choice));
+            });
+            ASSERT_EQ(launches.size(), 1u) << what;
+            const KernelLaunch& l = launches[0];
+            int perSm = 0;
+            CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &perSm, l.func, int(l.block.x * l.block.y * l.block.z), l.sharedBytes));
+            constexpr int kStripWidth = 128, kLead = 16;
+            const int strips = (c.w + kStripWidth - 1) / kStripWidth;
+            const int edgeStrips = 1 + strips - std::clamp((c.w - kLead) / kStripWidth, 1, strips);
+            const int sms = currentDeviceMultiprocessors();
+            const cuda_detail::BytesPieces pieces = cuda_detail::bytesPieces(
+                strips, edgeStrips, c.h, c.k, 32, perSm, 1, true, sms,
+                choice == BytesChoice::Best ? cuda_detail::bytesEdgeChunkCost(1) : 1.0);
+            const auto blocks = [&](int segments) {
+                const int segment = (c.h + segments - 1) / segments;
+                return (c.h + segment - 1) / segment;
+            };
+            EXPECT_EQ(l.grid.x, unsigned(edgeStrips * blocks(pieces.edgeSegments) +
+                                         (strips - edgeStrips) * blocks(pieces.segments)))
+                << what;
+            EXPECT_EQ(l.grid.y * l.grid.z, 1u) << what;
+            EXPECT_LE(std::int64_t(l.grid.x), std::int64_t(perSm) * sms) << what;
+            if (choice == BytesChoice::EvenSegments) EXPECT_EQ(pieces.edgeSegments, pieces.segments) << what;
+            else shorter += pieces.edgeSegments > pieces.segments;
+        }
+    }
+    // 4K at both K on an H100 or H200 (132 SMs).
+    if (currentDeviceMultiprocessors() == 132) EXPECT_EQ(shorter, 2);
 #endif
 }
 

@@ -70,7 +70,8 @@ struct KernelVariants {
     // fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two channels
     // (convolve_separable_bytes.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a chunk's
     // row pass beside the previous chunk's column pass where that measured faster, since the nineteenth session), 9:
-    // as 5 with one barrier a chunk everywhere.
+    // as 5 with one barrier a chunk everywhere. 10: as 5 with the edge strips' segments as long as the others' (5 cuts
+    // the one-channel edge strips, whose words outside the row are built byte by byte, into shorter ones: bytesPieces).
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
@@ -103,7 +104,7 @@ struct KernelVariants {
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kSeparableVariants = 10;
+constexpr int kSeparableVariants = 11;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
 // Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
@@ -129,8 +130,9 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // two channels one wave's segments fitted to the row-pass chunks); Other: one channel the other number of blocks per
 // SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill the waves. Best
 // runs a chunk's row pass beside the previous chunk's column pass, one barrier a chunk, where that measured faster
-// (oneBarrierBest); Other and FullWaves never; TwoBarriers: as Best, never; OneBarrier: as Best, always.
-enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier };
+// (oneBarrierBest); Other and FullWaves never; TwoBarriers: as Best, never; OneBarrier: as Best, always;
+// EvenSegments: as Best with the edge strips' segments as long as the others' (Best cuts them shorter: bytesPieces).
+enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier, EvenSegments };
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, BytesChoice choice);
@@ -139,6 +141,18 @@ bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const 
 // `chunkRows` rows (see its definition).
 int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, int waves, bool fit,
                   int multiprocessors);
+// Row segments of the inner strips and of the edge strips (the `edgeStrips` whose staged span reaches outside the row,
+// a chunk of theirs costing `edgeChunkCost` of an inner one): the inner as bytesSegments; the edge ones, in one wave,
+// as many as make an edge block cost no more than an inner one, or the nearest to that, without adding to the blocks
+// of the busiest SM or going past the wave (else as many as the inner); in more waves, edgeChunkCost times the inner.
+struct BytesPieces {
+    int segments;
+    int edgeSegments;
+};
+BytesPieces bytesPieces(int strips, int edgeStrips, int height, int k, int chunkRows, int slotsPerSm, int waves,
+                        bool fit, int multiprocessors, double edgeChunkCost);
+// What an edge strip's chunk costs against an inner one's, frames of `channels` interleaved channels.
+double bytesEdgeChunkCost(int channels);
 
 // The register-window kernels (convolve_register_window.cu; u8 rows 4-byte aligned, frames taller than K / 2, every
 // channel filtered or copied: 1 to 4 channels all filtered, or RGBA-like with the alpha copied; under

@@ -192,7 +192,8 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
                               : variants.separable == 7 ? BytesChoice::FullWaves
                               : variants.separable == 8 ? BytesChoice::TwoBarriers
                               : variants.separable == 9 ? BytesChoice::OneBarrier
-                                                        : BytesChoice::Best;
+                              : variants.separable == 10 ? BytesChoice::EvenSegments
+                                                         : BytesChoice::Best;
     if (variants.separable >= 5 && launchSeparableBytes(type, k, frame, row, column, stream, bytes)) return;
     const int v = std::min(variants.separable, 5);
     const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));

@@ -87,7 +87,11 @@ template <int K> struct BytesParams {
     ConvFrame f;
     float row[K];
     float column[K];
-    int segment;          // output rows per block
+    int segment;          // output rows per block of an inner strip
+    int edgeSegment;      // of an edge strip (BytesPieces)
+    int rightEdge;        // the first strip at the right edge; strip 0 is the left one
+    int edgeStrips;       // 1 + strips − rightEdge
+    int edgeBlocks;       // the edge strips' blocks, first in the grid
     unsigned borderWord;  // Border::Constant: borderValue (a byte) in every byte
 };
 
@@ -100,9 +104,22 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     extern __shared__ float4 smem4[];
     float* mid = reinterpret_cast<float*>(smem4);
     const ConvFrame& f = p.f;
-    const int x0 = int(blockIdx.x) * Cfg::TW;
-    const int y0 = int(blockIdx.y) * p.segment;
-    const int outRows = min(p.segment, f.height - y0);
+    // The grid: the edge strips' segments first (row by row of segments, strip 0 then those from rightEdge), then the
+    // inner strips' (strips 1 … rightEdge − 1), so that the longest blocks are the first an SM takes.
+    int strip, y0, segment;
+    if (const int b = int(blockIdx.x); b < p.edgeBlocks) {
+        const int s = b / p.edgeStrips, e = b - s * p.edgeStrips;
+        strip = e == 0 ? 0 : p.rightEdge + e - 1;
+        segment = p.edgeSegment;
+        y0 = s * segment;
+    } else {
+        const int i = b - p.edgeBlocks, inner = p.rightEdge - 1, s = i / inner;
+        strip = 1 + i - s * inner;
+        segment = p.segment;
+        y0 = s * segment;
+    }
+    const int x0 = strip * Cfg::TW;
+    const int outRows = min(segment, f.height - y0);
     const int total = outRows + K - 1;  // intermediate row i: the row pass of source row y0 − R + i
     const int rowBytes = f.width * C;
     const int t = int(threadIdx.x);
@@ -365,21 +382,37 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     }
 }
 
+// How a launch lays out its blocks: segments for `waves` waves (fit: one wave's fitted to the chunks), one barrier a
+// chunk (overlap), the edge strips' segments as long as the others' (evenSegments) or shorter (bytesPieces).
+struct BytesShape {
+    int waves;
+    bool fit;
+    bool overlap;
+    bool evenSegments;
+};
+
+
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>
-void launchBytesO(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
-                  bool fit) {
+void launchBytesO(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+                  const BytesShape& shape) {
     using Cfg = BytesConfig<K, C, OVERLAP>;
     BytesParams<K> p = separableParams<BytesParams<K>, K>(frame, row, column);
     p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
     auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP, OVERLAP>;
     allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
+    // Edge strips: those whose staged span reaches outside the row (bytes built through borderIndex).
+    p.rightEdge = std::clamp((frame.width - Cfg::LEAD) / Cfg::TW, 1, strips);
+    p.edgeStrips = 1 + strips - p.rightEdge;
     const int resident = residentBlocksPerSm(kernel, Cfg::THREADS, Cfg::SMEM);
-    const int segments =
-        bytesSegments(strips, frame.height, K, Cfg::CH, resident, waves, fit, currentDeviceMultiprocessors());
-    p.segment = (frame.height + segments - 1) / segments;
-    const dim3 grid(strips, (frame.height + p.segment - 1) / p.segment);
-    kernel<<<grid, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
+    const BytesPieces pieces =
+        bytesPieces(strips, p.edgeStrips, frame.height, K, Cfg::CH, resident, shape.waves, shape.fit,
+                    currentDeviceMultiprocessors(), shape.evenSegments ? 1.0 : bytesEdgeChunkCost(C));
+    p.segment = (frame.height + pieces.segments - 1) / pieces.segments;
+    p.edgeSegment = (frame.height + pieces.edgeSegments - 1) / pieces.edgeSegments;
+    p.edgeBlocks = p.edgeStrips * ((frame.height + p.edgeSegment - 1) / p.edgeSegment);
+    const int innerBlocks = (strips - p.edgeStrips) * ((frame.height + p.segment - 1) / p.segment);
+    kernel<<<p.edgeBlocks + innerBlocks, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("separableBytesKernel");
 }
 
@@ -387,19 +420,17 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
 // chunks leave room for at K = 31. One channel at K = 15 with 4 (64 registers, no spills) measured level with 3 (H100,
 // twentieth session: 4K 24.2–24.3 against 24.1 µs, 1080p 10.9–11.0 both).
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
-void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
-                  bool fit, bool overlap) {
-    if (overlap)
-        launchBytesO<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, waves, fit);
-    else launchBytesO<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, waves, fit);
+void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+                  const BytesShape& shape) {
+    if (shape.overlap) launchBytesO<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, shape);
+    else launchBytesO<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, shape);
 }
 
 template <int K, int C, int MIN_BLOCKS>
-void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream, int waves,
-                  bool fit, bool overlap) {
-    if (frame.bias != 0.f || frame.absolute != 0)
-        launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, waves, fit, overlap);
-    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, waves, fit, overlap);
+void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+                  const BytesShape& shape) {
+    if (frame.bias != 0.f || frame.absolute != 0) launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, shape);
+    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, shape);
 }
 
 // Where one barrier a chunk measured faster than two (H100, nineteenth session, bench-convolve, final code against two
@@ -434,18 +465,20 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // 34 184; but 1080p NV12 planes=all (luma and UV planes side by side on two streams) 43 518–44 735 against
     // 46 527–46 844, and 38 255–38 992 against 42 966–44 584 with only the luma plane fitted.
     const bool fit = choice != BytesChoice::FullWaves;
+    const bool even = choice == BytesChoice::EvenSegments;
     const bool other = choice == BytesChoice::Other;
     const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
-    const bool overlap = choice == BytesChoice::OneBarrier ||
-                         (choice == BytesChoice::Best && oneBarrierBest(K, frame.inChannels, pixels));
+    const bool overlap = choice == BytesChoice::OneBarrier || ((choice == BytesChoice::Best || even) &&
+                                                               oneBarrierBest(K, frame.inChannels, pixels));
     if (frame.inChannels == 1) {
         // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
         // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6. Since the fifteenth
         // session 4 at K = 15 below 1.5 Mpixel too, with the fitted segments (same runs): 1280 × 720 7.9–8.0
         // against 8.6–8.7, 640 × 480 6.3 both ways, 1080p 10.8–10.9 against 11.0.
         const bool four = K == 31 || pixels < 1500000;
-        return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, 1, fit, overlap)
-                             : launchBytesK<K, 1, 3>(frame, row, column, stream, 1, fit, overlap);
+        const BytesShape shape{1, fit, overlap, even};
+        return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, shape)
+                             : launchBytesK<K, 1, 3>(frame, row, column, stream, shape);
     }
     // Segments for two waves on frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one (fitted to
     // the chunks for 2 channels only). H100, thirteenth session: 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 /
@@ -456,8 +489,8 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs). Other: the other number of waves.
     const int waves = other == (pixels >= (frame.inChannels >= 3 ? 2000000 : 4000000)) ? 1 : 2;
     switch (frame.inChannels) {
-    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, waves, fit, overlap);
-    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, waves, false, overlap);
+    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
+    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
     default: {
         // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
         // copied: its column sums left out (H100, fourteenth session, same runs: 4K RGBA Gaussian K = 31 158.0–158.3
@@ -465,10 +498,10 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
         const unsigned copied = frame.copy & ~frame.mask & 0xFu;
         const bool plain = frame.bias == 0.f && frame.absolute == 0;
         if (plain && copied == 0x8u)
-            return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, waves, false, overlap);
+            return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, {waves, false, overlap, even});
         if (plain && copied == 0x1u)
-            return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, waves, false, overlap);
-        return launchBytesK<K, 4, 3>(frame, row, column, stream, waves, false, overlap);
+            return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, {waves, false, overlap, even});
+        return launchBytesK<K, 4, 3>(frame, row, column, stream, {waves, false, overlap, even});
     }
     }
 }
@@ -499,6 +532,48 @@ int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, 
         if (bestCost < 0 || cost < bestCost) best = n, bestCost = cost;
     }
     return best;
+}
+
+// An edge block's words outside the row are built byte by byte, C words a row. One channel, 4K, H100, twenty-second
+// session (block timings): edge blocks 27.3 against 22.6 µs at K = 31, 16.8 against 13.6 at K = 15. Across channel
+// counts 0.1 a channel measured best (twenty-third session, bench-convolve, same runs, µs, 0.1 / 0.2 / 0.35 a channel /
+// one channel only at 0.2): 1080p RGBA K = 31 39.3 / 43.5 / 43.9 / 41.2, packed RGB K = 31 36.8 / 40.4 / 40.4 / 40.6,
+// RGBA K = 15 27.6 / 30.0 / 30.0 / 29.8; 4K two channels K = 15 41.3 / 40.8 / 46.0 / 42.2; one channel alike.
+double bytesEdgeChunkCost(int channels) {
+    return 1.0 + 0.1 * channels;
+}
+
+BytesPieces bytesPieces(int strips, int edgeStrips, int height, int k, int chunkRows, int slotsPerSm, int waves,
+                        bool fit, int multiprocessors, double edgeChunkCost) {
+    const int inner = bytesSegments(strips, height, k, chunkRows, slotsPerSm, waves, fit, multiprocessors);
+    BytesPieces pieces{inner, inner};
+    if (edgeStrips <= 0 || edgeStrips >= strips || edgeChunkCost <= 1.0) return pieces;
+    if (waves != 1) {
+        // Blocks taken as slots free up: edge blocks as long as the others.
+        pieces.edgeSegments = int(std::min<double>(height, std::ceil(inner * edgeChunkCost)));
+        return pieces;
+    }
+    const auto chunks = [&](int segments) {
+        const int segment = (height + segments - 1) / segments;
+        return (segment + k - 1 + chunkRows - 1) / chunkRows;
+    };
+    const std::int64_t sms = multiprocessors;
+    const std::int64_t innerBlocks = std::int64_t(strips - edgeStrips) * inner;
+    const std::int64_t busiest = (innerBlocks + std::int64_t(edgeStrips) * inner + sms - 1) / sms;
+    const int innerChunks = chunks(inner);
+    // The fewest edge segments whose blocks cost no more than an inner one, else the nearest to that, as long as no SM
+    // holds more blocks than before.
+    for (int c = std::max(1, int(innerChunks / edgeChunkCost)); c < innerChunks; ++c) {
+        const int rows = c * chunkRows - (k - 1);
+        if (rows <= 0) continue;
+        const int segments = std::min(height, (height + rows - 1) / rows);
+        if (segments <= inner || chunks(segments) > c) continue;
+        const std::int64_t blocks = innerBlocks + std::int64_t(edgeStrips) * segments;
+        if ((blocks + sms - 1) / sms > busiest || blocks > sms * slotsPerSm) continue;
+        pieces.edgeSegments = segments;
+        break;
+    }
+    return pieces;
 }
 
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
