@@ -642,7 +642,7 @@ int main(int argc, char** argv) {
                                                                    : "interleaved separable"),
                         rgPlan, rgba, rgbaHost, rgbaOut, variants);
                 }
-                for (int v : {3, 4, 6, 7, 8, 9}) {  // the streaming separable kernels (one grid for every channel)
+                for (int v : {3, 4, 6, 7, 8, 9, 10, 11}) {  // the streaming separable kernels (one grid for every channel)
                     if (k < 7 || (v >= 6 && k < 15)) break;
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = 2;
@@ -674,7 +674,7 @@ int main(int argc, char** argv) {
                     cuda_detail::KernelVariants before;
                     before.separable = 4;
                     run("2-channel gaussian streaming separable variant 4", uvPlan, pair, pairHost, pairOut, before);
-                    for (int v : {6, 7, 8, 9}) {
+                    for (int v : {6, 7, 8, 9, 10, 11}) {
                         before.separable = v;
                         run("2-channel gaussian streaming separable variant " + std::to_string(v), uvPlan, pair,
                             pairHost, pairOut, before);
@@ -698,7 +698,7 @@ int main(int argc, char** argv) {
                     }
                     if (k >= 15) {  // the streaming kernel (two waves)
                         cuda_detail::KernelVariants stream;
-                        for (int v : {4, 6, 7, 8, 9}) {
+                        for (int v : {4, 6, 7, 8, 9, 10, 11}) {
                             stream.separable = v;
                             run("RGB gaussian streaming separable variant " + std::to_string(v), rgbPlan, rgb, rgbHost,
                                 rgbOut, stream);

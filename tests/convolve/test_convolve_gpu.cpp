@@ -752,7 +752,7 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask) + " copy " +
                                      std::to_string(c.copy);
-            for (int i : {1, 2, 3, 4, 5, 6}) {
+            for (int i : {1, 2, 3, 4, 5, 6, 7}) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << i + 2 << ": " << describe(same);
             }
@@ -1014,7 +1014,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
             std::vector<HostImage> outs;
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask);
-            for (int v : {0, 5, 6, 7, 8, 9, 10}) {
+            for (int v : {0, 5, 6, 7, 8, 9, 10, 11}) {
                 DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.dstPitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
@@ -1027,7 +1027,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
                 EXPECT_TRUE(dst.paddingIntact()) << what << " variant " << v;
                 outs.push_back(dst.download());
             }
-            for (int i : {1, 2, 3, 4, 5, 6}) {
+            for (int i : {1, 2, 3, 4, 5, 6, 7}) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << i + 4 << ": " << describe(same);
             }

@@ -72,6 +72,7 @@ struct KernelVariants {
     // row pass beside the previous chunk's column pass where that measured faster, since the nineteenth session), 9:
     // as 5 with one barrier a chunk everywhere. 10: as 5 with the edge strips' segments as long as the others' (5 cuts
     // the one-channel edge strips, whose words outside the row are built byte by byte, into shorter ones: bytesPieces).
+    // 11: as 6 with one barrier a chunk.
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
@@ -104,7 +105,7 @@ struct KernelVariants {
     int registerWindow = 0;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kSeparableVariants = 11;
+constexpr int kSeparableVariants = 12;
 
 // Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
 // Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
@@ -131,8 +132,9 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill the waves. Best
 // runs a chunk's row pass beside the previous chunk's column pass, one barrier a chunk, where that measured faster
 // (oneBarrierBest); Other and FullWaves never; TwoBarriers: as Best, never; OneBarrier: as Best, always;
-// EvenSegments: as Best with the edge strips' segments as long as the others' (Best cuts them shorter: bytesPieces).
-enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier, EvenSegments };
+// EvenSegments: as Best with the edge strips' segments as long as the others' (Best cuts them shorter: bytesPieces);
+// OtherOneBarrier: as Other with one barrier a chunk.
+enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier, EvenSegments, OtherOneBarrier };
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, BytesChoice choice);

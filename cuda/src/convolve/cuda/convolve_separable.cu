@@ -193,6 +193,7 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
                               : variants.separable == 8 ? BytesChoice::TwoBarriers
                               : variants.separable == 9 ? BytesChoice::OneBarrier
                               : variants.separable == 10 ? BytesChoice::EvenSegments
+                              : variants.separable == 11 ? BytesChoice::OtherOneBarrier
                                                          : BytesChoice::Best;
     if (variants.separable >= 5 && launchSeparableBytes(type, k, frame, row, column, stream, bytes)) return;
     const int v = std::min(variants.separable, 5);

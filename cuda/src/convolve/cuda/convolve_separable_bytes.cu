@@ -466,10 +466,10 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // 46 527–46 844, and 38 255–38 992 against 42 966–44 584 with only the luma plane fitted.
     const bool fit = choice != BytesChoice::FullWaves;
     const bool even = choice == BytesChoice::EvenSegments;
-    const bool other = choice == BytesChoice::Other;
+    const bool other = choice == BytesChoice::Other || choice == BytesChoice::OtherOneBarrier;
     const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
-    const bool overlap = choice == BytesChoice::OneBarrier || ((choice == BytesChoice::Best || even) &&
-                                                               oneBarrierBest(K, frame.inChannels, pixels));
+    const bool overlap = choice == BytesChoice::OneBarrier || choice == BytesChoice::OtherOneBarrier ||
+                         ((choice == BytesChoice::Best || even) && oneBarrierBest(K, frame.inChannels, pixels));
     if (frame.inChannels == 1) {
         // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
         // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6. Since the fifteenth
