@@ -1109,8 +1109,8 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 }
 
 // Two to four channels: BytesChoice::Best takes one barrier a chunk (OVERLAP) where it measured faster
-// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 Mpixel), two there; the instance is read back from a
-// captured launch.
+// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 to 4 Mpixel and at K = 31 from 4 Mpixel), two there;
+// the instance is read back from a captured launch.
 TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1121,8 +1121,9 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
     };
     for (const Case& c : {Case{15, 2, 1920, 1080, true, 3}, Case{31, 2, 1280, 720, true, 3},
                           Case{31, 2, 3840, 2160, true, 3}, Case{15, 3, 1280, 720, true, 3},
-                          Case{15, 3, 1920, 1080, false, 4}, Case{31, 3, 1280, 720, true, 3},
-                          Case{31, 3, 3840, 2160, true, 3}, Case{15, 4, 1920, 1080, true, 3},
+                          Case{15, 3, 1920, 1080, false, 4}, Case{15, 3, 3840, 2160, true, 3},
+                          Case{31, 3, 1280, 720, true, 3}, Case{31, 3, 1920, 1080, true, 3},
+                          Case{31, 3, 3840, 2160, false, 4}, Case{15, 4, 1920, 1080, true, 3},
                           Case{31, 4, 1920, 1080, true, 3}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
@@ -1134,6 +1135,45 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
         });
         EXPECT_TRUE(holdsBytesInstance(all, c.k, c.channels, false, c.blocks, -1, c.overlap))
             << "k" << c.k << " " << c.channels << " channels " << c.w << "x" << c.h << ": " << all;
+    }
+#endif
+}
+
+// Two to four channels: BytesChoice::Best sizes the segments for one wave of resident blocks (every block resident at
+// once), but packed RGB at K = 15 from 4 Mpixel for two; Other the reverse. The grid is read back from a captured launch.
+TEST(SeparableBytes, ColourSegmentsForOneWave) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    struct Case {
+        int k, channels, w, h;
+        bool twoWaves;
+    };
+    for (const Case& c : {Case{31, 4, 3840, 2160, false}, Case{15, 4, 1920, 1080, false}, Case{31, 2, 3840, 2160, false},
+                          Case{15, 2, 3840, 2160, false}, Case{31, 3, 3840, 2160, false}, Case{15, 3, 1920, 1080, false},
+                          Case{15, 3, 3840, 2160, true}}) {
+        const ConvolvePlan plan =
+            ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
+        DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
+        const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+        using cuda_detail::BytesChoice;
+        for (const auto choice : {BytesChoice::Best, BytesChoice::Other}) {
+            const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" +
+                                     std::to_string(c.h) + "x" + std::to_string(c.channels) + " choice " +
+                                     std::to_string(int(choice));
+            const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
+                EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
+                                                              plan.column.data(), stream, choice));
+            });
+            ASSERT_EQ(launches.size(), 1u) << what;
+            const KernelLaunch& l = launches[0];
+            int perSm = 0;
+            CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &perSm, l.func, int(l.block.x * l.block.y * l.block.z), l.sharedBytes));
+            const std::int64_t wave = std::int64_t(perSm) * currentDeviceMultiprocessors();
+            const bool two = c.twoWaves == (choice == BytesChoice::Best);
+            if (two) EXPECT_GT(std::int64_t(l.grid.x), wave) << what;
+            else EXPECT_LE(std::int64_t(l.grid.x), wave) << what;
+        }
     }
 #endif
 }

@@ -447,10 +447,14 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
 // Still two barriers: GRAY8 4K K = 31 (36.6–37.1 against 38.5–38.7 with 3 blocks per SM), GRAY8 K = 15 below
 // 1.5 Mpixel (720p 7.9–8.0 against 8.2–8.3), packed RGB K = 15 from 1.5 Mpixel (4K 86.8–86.9 against 87.8–88.4, 1080p
 // 30.9–31.1 against 31.8–32.0).
+// Packed RGB since the edge strips' blocks go first (twenty-third session, same runs, µs, one barrier against two, each
+// with the waves launchBytesC takes):
+// K = 15 4K 67.0 against 71.4 with two barriers, 1080p 25.5 against 24.0; K = 31 1080p 34.4 against 38.0, 4K 112.7
+// against 109.7.
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k == 15 ? pixels >= 1500000 : pixels < 4000000;
-    case 3: return k == 31 || pixels < 1500000;
+    case 3: return k == 31 ? pixels < 4000000 : pixels < 1500000 || pixels >= 4000000;
     default: return true;
     }
 }
@@ -480,14 +484,20 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
         return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, shape)
                              : launchBytesK<K, 1, 3>(frame, row, column, stream, shape);
     }
-    // Segments for two waves on frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one (fitted to
-    // the chunks for 2 channels only). H100, thirteenth session: 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 /
+    // Segments fitted to the chunks for 2 channels only. Until the twenty-second session, segments for two waves on
+    // frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one. H100, thirteenth session: 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 /
     // 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0, 1080p 2-channel K = 31 27.7 with
     // one wave against 34.8. Fourteenth session, through the element with frames resident (bench-pipeline --pipeline, three
     // runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves against 26 534–27 092 with one, RGBA
     // K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508 against 27 255–28 093; fitting measured
     // no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs). Other: the other number of waves.
-    const int waves = other == (pixels >= (frame.inChannels >= 3 ? 2000000 : 4000000)) ? 1 : 2;
+    // Since the edge strips' blocks go first (twenty-third session, H100, bench-convolve, same runs, µs, one wave
+    // against two): one wave everywhere but packed RGB at K = 15 from 4 Mpixel (67.0 with two waves against 68.4).
+    // 4K RGBA K = 31 120.9 against 123.3, 1080p RGBA K = 15 / 31 26.6 / 37.4 against 27.7 / 39.3, 4K two channels
+    // K = 31 66.2 against 67.3 (K = 15 41.3 against 41.1), packed RGB K = 31 4K 109.7 against 111.4 (with two
+    // barriers), 1080p 34.4 against 36.8, K = 15 1080p 24.0 against 26.5 (with two barriers).
+    const bool twoWaves = frame.inChannels == 3 && K == 15 && pixels >= 4000000;
+    const int waves = other == twoWaves ? 1 : 2;
     switch (frame.inChannels) {
     case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
     case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
