@@ -39,6 +39,11 @@
 // skipped (timings only) the kernel took 7 % (K = 31) and 10 % (K = 15) less; building those bytes from the staged
 // words in shared memory, or loading them a pass ahead, did not recover it (docs/benchmarks.md).
 //
+// Twenty-third session (same runs against 555c6c6): the grid is 1-D, the edge strips' blocks first and, in one wave,
+// in shorter segments (bytesPieces): the blocks that take longest start first, and the oldest warps are issued first.
+// 4K GRAY8 K = 31 34.6–34.7 → 33.1–33.3 µs, K = 15 22.4–22.5 → 20.1–20.3; colour 10–20 % faster (4K RGBA K = 31
+// 139.2–139.4 → 120.6–120.9, with one wave instead of two), docs/benchmarks.md.
+//
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
 // borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
 // borderValue's byte, so a borderValue that is not a byte leaves the frame to the other kernels). Each output sums
