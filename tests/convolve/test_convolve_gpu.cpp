@@ -7,6 +7,9 @@
 #include "sample_bits_cases.hpp"
 #ifdef CUDAFILTERS_HAVE_CUDA
 #include "graph_kernels.hpp"
+#ifdef CUDAFILTERS_HAVE_CUDA
+#include "edge_first_grid.cuh"
+#endif
 #endif
 
 #include <cudafilters/device.hpp>
@@ -16,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -912,6 +916,49 @@ TEST(SeparableBytes, EdgeStripsTakeShorterSegments) {
                             EXPECT_LE(after, 132 * slots);
                         }
                     }
+#else
+    GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
+// The u8 separable kernel's 1-D grid (host arithmetic, no device): every (strip, segment) of the frame is one block's,
+// the edge strips' (strip 0 and those whose span reaches past the row's end) first, each strip class with its own
+// segments.
+TEST(EdgeFirstGrid, EveryStripSegmentOnceEdgesFirst) {
+#ifdef CUDAFILTERS_HAVE_CUDA
+    using namespace cuda_detail;
+    int checked = 0;
+    for (int width : {1, 15, 16, 17, 100, 128, 129, 143, 144, 145, 1920, 3840})
+        for (int height : {1, 7, 1080})
+            for (int stripWidth : {32, 64, 128})
+                for (int lead : {4, 16})
+                    for (auto [segment, edgeSegment] : {std::pair{1, 1}, {64, 48}, {300, 300}, {2000, 7}}) {
+                        const EdgeFirstGrid g = edgeFirstGrid(width, height, stripWidth, lead, segment, edgeSegment);
+                        const int strips = (width + stripWidth - 1) / stripWidth;
+                        const std::string what = std::to_string(width) + "x" + std::to_string(height) + " strip " +
+                                                 std::to_string(stripWidth) + " lead " + std::to_string(lead);
+                        auto isEdge = [&](int strip) {
+                            return strip == 0 || strip * stripWidth + stripWidth + lead > width;
+                        };
+                        std::vector<int> rowsCovered(std::size_t(strips) * height, 0);
+                        bool edgesFirst = true, seenInner = false;
+                        for (int b = 0; b < g.blocks; ++b) {
+                            const GridPlace at = placeBlock(g, b);
+                            ASSERT_GE(at.strip, 0) << what;
+                            ASSERT_LT(at.strip, strips) << what;
+                            ASSERT_LT(at.y0, height) << what;
+                            EXPECT_EQ(at.segment, isEdge(at.strip) ? edgeSegment : segment) << what;
+                            if (!isEdge(at.strip)) seenInner = true;
+                            else if (seenInner) edgesFirst = false;
+                            for (int y = at.y0; y < std::min(height, at.y0 + at.segment); ++y)
+                                ++rowsCovered[std::size_t(at.strip) * height + y];
+                        }
+                        EXPECT_TRUE(edgesFirst) << what;
+                        EXPECT_TRUE(std::all_of(rowsCovered.begin(), rowsCovered.end(), [](int n) { return n == 1; }))
+                            << what;
+                        ++checked;
+                    }
+    EXPECT_EQ(checked, 12 * 3 * 3 * 2 * 4);
 #else
     GTEST_SKIP() << "built without CUDA";
 #endif

@@ -49,6 +49,7 @@
 // borderValue's byte, so a borderValue that is not a byte leaves the frame to the other kernels). Each output sums
 // its taps in the tile kernel's order (convolve_separable.cu): the same bytes.
 #include "convolve_device.cuh"
+#include "edge_first_grid.cuh"
 
 #include <cuda_pipeline.h>
 
@@ -92,11 +93,7 @@ template <int K> struct BytesParams {
     ConvFrame f;
     float row[K];
     float column[K];
-    int segment;          // output rows per block of an inner strip
-    int edgeSegment;      // of an edge strip (BytesPieces)
-    int rightEdge;        // the first strip at the right edge; strip 0 is the left one
-    int edgeStrips;       // 1 + strips − rightEdge
-    int edgeBlocks;       // the edge strips' blocks, first in the grid
+    EdgeFirstGrid grid;   // the edge strips' segments from bytesPieces
     unsigned borderWord;  // Border::Constant: borderValue (a byte) in every byte
 };
 
@@ -109,22 +106,9 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     extern __shared__ float4 smem4[];
     float* mid = reinterpret_cast<float*>(smem4);
     const ConvFrame& f = p.f;
-    // The grid: the edge strips' segments first (row by row of segments, strip 0 then those from rightEdge), then the
-    // inner strips' (strips 1 … rightEdge − 1), so that the longest blocks are the first an SM takes.
-    int strip, y0, segment;
-    if (const int b = int(blockIdx.x); b < p.edgeBlocks) {
-        const int s = b / p.edgeStrips, e = b - s * p.edgeStrips;
-        strip = e == 0 ? 0 : p.rightEdge + e - 1;
-        segment = p.edgeSegment;
-        y0 = s * segment;
-    } else {
-        const int i = b - p.edgeBlocks, inner = p.rightEdge - 1, s = i / inner;
-        strip = 1 + i - s * inner;
-        segment = p.segment;
-        y0 = s * segment;
-    }
-    const int x0 = strip * Cfg::TW;
-    const int outRows = min(segment, f.height - y0);
+    const GridPlace at = placeBlock(p.grid, int(blockIdx.x));
+    const int x0 = at.strip * Cfg::TW, y0 = at.y0;
+    const int outRows = min(at.segment, f.height - y0);
     const int total = outRows + K - 1;  // intermediate row i: the row pass of source row y0 − R + i
     const int rowBytes = f.width * C;
     const int t = int(threadIdx.x);
@@ -407,17 +391,15 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
     allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
     // Edge strips: those whose staged span reaches outside the row (bytes built through borderIndex).
-    p.rightEdge = std::clamp((frame.width - Cfg::LEAD) / Cfg::TW, 1, strips);
-    p.edgeStrips = 1 + strips - p.rightEdge;
+    const int edgeStrips = edgeFirstGrid(frame.width, frame.height, Cfg::TW, Cfg::LEAD, 1, 1).edgeStrips;
     const int resident = residentBlocksPerSm(kernel, Cfg::THREADS, Cfg::SMEM);
     const BytesPieces pieces =
-        bytesPieces(strips, p.edgeStrips, frame.height, K, Cfg::CH, resident, shape.waves, shape.fit,
+        bytesPieces(strips, edgeStrips, frame.height, K, Cfg::CH, resident, shape.waves, shape.fit,
                     currentDeviceMultiprocessors(), shape.evenSegments ? 1.0 : bytesEdgeChunkCost(C));
-    p.segment = (frame.height + pieces.segments - 1) / pieces.segments;
-    p.edgeSegment = (frame.height + pieces.edgeSegments - 1) / pieces.edgeSegments;
-    p.edgeBlocks = p.edgeStrips * ((frame.height + p.edgeSegment - 1) / p.edgeSegment);
-    const int innerBlocks = (strips - p.edgeStrips) * ((frame.height + p.segment - 1) / p.segment);
-    kernel<<<p.edgeBlocks + innerBlocks, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
+    p.grid = edgeFirstGrid(frame.width, frame.height, Cfg::TW, Cfg::LEAD,
+                           (frame.height + pieces.segments - 1) / pieces.segments,
+                           (frame.height + pieces.edgeSegments - 1) / pieces.edgeSegments);
+    kernel<<<p.grid.blocks, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
     CUDAFILTERS_CHECK_LAUNCH("separableBytesKernel");
 }
 

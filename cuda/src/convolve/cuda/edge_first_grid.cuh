@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+// A 1-D grid of blocks each walking a strip of the frame down a segment of rows, where the strips whose source span
+// reaches outside the row (strip 0, and those from rightEdge) cost more than the others: their blocks come first, row
+// by row of segments, then the inner strips' (1 … rightEdge − 1). An SM starts the blocks it holds in grid order and
+// issues the oldest warps first, so the longest blocks no longer end last (H100, twenty-third session, the u8
+// separable kernel: 4K RGBA Gaussian K = 15 93 → 78 µs with the segments unchanged; docs/benchmarks.md).
+#include <cudafilters/border.hpp>
+
+#include <algorithm>
+
+namespace cudafilters::cuda_detail {
+
+struct EdgeFirstGrid {
+    int rightEdge;    // the first strip at the right edge
+    int edgeStrips;   // 1 + strips − rightEdge
+    int segment;      // output rows per block of an inner strip
+    int edgeSegment;  // of an edge strip
+    int edgeBlocks;   // the edge strips' blocks
+    int blocks;       // all of them
+};
+
+// Strips of stripWidth pixels whose source spans start lead pixels left of them and end lead pixels right of them,
+// cut into segments of `segment` rows (edgeSegment for the edge strips).
+inline EdgeFirstGrid edgeFirstGrid(int width, int height, int stripWidth, int lead, int segment, int edgeSegment) {
+    EdgeFirstGrid g{};
+    const int strips = (width + stripWidth - 1) / stripWidth;
+    g.rightEdge = std::clamp((width - lead) / stripWidth, 1, strips);
+    g.edgeStrips = 1 + strips - g.rightEdge;
+    g.segment = segment;
+    g.edgeSegment = edgeSegment;
+    g.edgeBlocks = g.edgeStrips * ((height + g.edgeSegment - 1) / g.edgeSegment);
+    g.blocks = g.edgeBlocks + (strips - g.edgeStrips) * ((height + g.segment - 1) / g.segment);
+    return g;
+}
+
+struct GridPlace {
+    int strip, y0, segment;
+};
+
+CUDAFILTERS_HD GridPlace placeBlock(const EdgeFirstGrid& g, int block) {
+    if (block < g.edgeBlocks) {
+        const int s = block / g.edgeStrips, e = block - s * g.edgeStrips;
+        return {e == 0 ? 0 : g.rightEdge + e - 1, s * g.edgeSegment, g.edgeSegment};
+    }
+    const int i = block - g.edgeBlocks, inner = g.rightEdge - 1, s = i / inner;
+    return {1 + i - s * inner, s * g.segment, g.segment};
+}
+
+}  // namespace cudafilters::cuda_detail
