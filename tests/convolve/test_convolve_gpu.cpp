@@ -791,6 +791,26 @@ template <typename Launch> std::vector<KernelLaunch> launchesBy(Launch&& launch)
     CUDAFILTERS_CHECK(cudaStreamDestroy(stream));
     return launches;
 }
+// The u8 separable kernel's launch for `choice` and how many of its blocks an SM holds (perSm 0: not one launch).
+struct BytesLaunch {
+    KernelLaunch launch;
+    int perSm = 0;
+};
+BytesLaunch bytesLaunch(int k, const ConvolvePlan& plan, const cuda_detail::ConvFrame& frame,
+                        cuda_detail::BytesChoice choice) {
+    const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
+        EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, k, frame, plan.row.data(), plan.column.data(),
+                                                      stream, choice));
+    });
+    BytesLaunch b;
+    if (launches.size() != 1) return b;
+    b.launch = launches[0];
+    const dim3 block = b.launch.block;
+    CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b.perSm, b.launch.func,
+                                                                    int(block.x * block.y * block.z),
+                                                                    b.launch.sharedBytes));
+    return b;
+}
 // Their names, each followed by a space.
 template <typename Launch> std::string kernelsLaunchedBy(Launch&& launch) {
     std::string names;
@@ -1209,15 +1229,10 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
             const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" +
                                      std::to_string(c.h) + "x" + std::to_string(c.channels) + " choice " +
                                      std::to_string(int(choice));
-            const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
-                EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
-                                                              plan.column.data(), stream, choice));
-            });
-            ASSERT_EQ(launches.size(), 1u) << what;
-            const KernelLaunch& l = launches[0];
-            int perSm = 0;
-            CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &perSm, l.func, int(l.block.x * l.block.y * l.block.z), l.sharedBytes));
+            const BytesLaunch b = bytesLaunch(c.k, plan, frame, choice);
+            ASSERT_GT(b.perSm, 0) << what;
+            const KernelLaunch& l = b.launch;
+            const int perSm = b.perSm;
             const std::int64_t wave = std::int64_t(perSm) * currentDeviceMultiprocessors();
             const bool two = c.twoWaves == (choice == BytesChoice::Best);
             if (two) EXPECT_GT(std::int64_t(l.grid.x), wave) << what;
@@ -1282,15 +1297,10 @@ TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
         for (const auto choice : {BytesChoice::Best, BytesChoice::EvenSegments}) {
             const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" +
                                      std::to_string(c.h) + " choice " + std::to_string(int(choice));
-            const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
-                EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
-                                                              plan.column.data(), stream, choice));
-            });
-            ASSERT_EQ(launches.size(), 1u) << what;
-            const KernelLaunch& l = launches[0];
-            int perSm = 0;
-            CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &perSm, l.func, int(l.block.x * l.block.y * l.block.z), l.sharedBytes));
+            const BytesLaunch b = bytesLaunch(c.k, plan, frame, choice);
+            ASSERT_GT(b.perSm, 0) << what;
+            const KernelLaunch& l = b.launch;
+            const int perSm = b.perSm;
             constexpr int kStripWidth = 128, kLead = 16;
             const int strips = (c.w + kStripWidth - 1) / kStripWidth;
             const int edgeStrips = 1 + strips - std::clamp((c.w - kLead) / kStripWidth, 1, strips);
