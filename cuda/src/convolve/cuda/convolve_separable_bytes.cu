@@ -380,7 +380,6 @@ struct BytesShape {
     bool evenSegments;
 };
 
-
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>
 void launchBytesO(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
