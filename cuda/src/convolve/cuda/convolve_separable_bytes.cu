@@ -471,8 +471,8 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
                              : launchBytesK<K, 1, 3>(frame, row, column, stream, shape);
     }
     // Segments fitted to the chunks for 2 channels only. Until the twenty-second session, segments for two waves on
-    // frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one. H100, thirteenth session: 4K RGBA K = 15 / 31 107.5 / 185.3 µs against 120.0 /
-    // 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0, 1080p 2-channel K = 31 27.7 with
+    // frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one. H100, thirteenth session: 4K RGBA
+    // K = 15 / 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0, 1080p 2-channel K = 31 27.7 with
     // one wave against 34.8. Fourteenth session, through the element with frames resident (bench-pipeline --pipeline, three
     // runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves against 26 534–27 092 with one, RGBA
     // K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508 against 27 255–28 093; fitting measured
@@ -512,6 +512,14 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
 // leaves the SM idle at every barrier), ties to the most segments; else as many segments as fill `waves` waves.
 // H100, 2026-11-26 (fourteenth session), GRAY8 1080p K = 31: 35 segments of 31 rows (4 blocks per SM, 2 chunks
 // each) 16.3 µs, 17 of 64 (2 per SM, 3 chunks each) 15.3–15.6.
+namespace {
+// Row-pass chunks of chunkRows rows a block of a strip cut into `segments` segments runs (its rows and K − 1 more).
+int segmentChunks(int height, int segments, int k, int chunkRows) {
+    const int segment = (height + segments - 1) / segments;
+    return (segment + k - 1 + chunkRows - 1) / chunkRows;
+}
+}  // namespace
+
 int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, int waves, bool fit, int multiprocessors) {
     const std::int64_t sms = multiprocessors;
     const int full = int(std::max<std::int64_t>(1, std::min<std::int64_t>(height, sms * slotsPerSm * waves / strips)));
@@ -522,8 +530,7 @@ int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, 
     for (int n = full; n >= 1; --n) {
         const std::int64_t perSm = (std::int64_t(strips) * n + sms - 1) / sms;
         if (twoPerSm && perSm < 2) break;
-        const int segment = (height + n - 1) / n;
-        const std::int64_t chunks = perSm * ((segment + k - 1 + chunkRows - 1) / chunkRows);
+        const std::int64_t chunks = perSm * segmentChunks(height, n, k, chunkRows);
         const std::int64_t cost = chunks * (perSm <= 2 ? 5 : 4);
         if (bestCost < 0 || cost < bestCost) best = n, bestCost = cost;
     }
@@ -549,10 +556,7 @@ BytesPieces bytesPieces(int strips, int edgeStrips, int height, int k, int chunk
         pieces.edgeSegments = int(std::min<double>(height, std::ceil(inner * edgeChunkCost)));
         return pieces;
     }
-    const auto chunks = [&](int segments) {
-        const int segment = (height + segments - 1) / segments;
-        return (segment + k - 1 + chunkRows - 1) / chunkRows;
-    };
+    const auto chunks = [&](int segments) { return segmentChunks(height, segments, k, chunkRows); };
     const std::int64_t sms = multiprocessors;
     const std::int64_t innerBlocks = std::int64_t(strips - edgeStrips) * inner;
     const std::int64_t busiest = (innerBlocks + std::int64_t(edgeStrips) * inner + sms - 1) / sms;
