@@ -408,14 +408,16 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
 void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
-    if (shape.overlap) launchBytesO<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, shape);
+    if (shape.overlap)
+        launchBytesO<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, shape);
     else launchBytesO<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, shape);
 }
 
 template <int K, int C, int MIN_BLOCKS>
 void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
-    if (frame.bias != 0.f || frame.absolute != 0) launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, shape);
+    if (frame.bias != 0.f || frame.absolute != 0)
+        launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, shape);
     else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, shape);
 }
 
@@ -472,11 +474,12 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     }
     // Segments fitted to the chunks for 2 channels only. Until the twenty-second session, segments for two waves on
     // frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one. H100, thirteenth session: 4K RGBA
-    // K = 15 / 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0, 1080p 2-channel K = 31 27.7 with
-    // one wave against 34.8. Fourteenth session, through the element with frames resident (bench-pipeline --pipeline, three
-    // runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves against 26 534–27 092 with one, RGBA
-    // K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508 against 27 255–28 093; fitting measured
-    // no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs). Other: the other number of waves.
+    // K = 15 / 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 /
+    // 83.0, 1080p 2-channel K = 31 27.7 with one wave against 34.8. Fourteenth session, through the element with frames
+    // resident (bench-pipeline --pipeline, three runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves
+    // against 26 534–27 092 with one, RGBA K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508
+    // against 27 255–28 093; fitting measured no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs).
+    // Other: the other number of waves.
     // Since the edge strips' blocks go first (twenty-third session, H100, bench-convolve, same runs, µs, one wave
     // against two): one wave everywhere but packed RGB at K = 15 from 4 Mpixel (67.0 with two waves against 68.4).
     // 4K RGBA K = 31 120.9 against 123.3, 1080p RGBA K = 15 / 31 26.6 / 37.4 against 27.7 / 39.3, 4K two channels
