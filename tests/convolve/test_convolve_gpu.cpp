@@ -1322,7 +1322,9 @@ TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
         }
     }
     // 4K at both K on an H100 or H200 (132 SMs).
-    if (currentDeviceMultiprocessors() == 132) EXPECT_EQ(shorter, 2);
+    if (currentDeviceMultiprocessors() == 132) {
+        EXPECT_EQ(shorter, 2);
+    }
 #endif
 }
 
