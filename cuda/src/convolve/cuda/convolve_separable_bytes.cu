@@ -44,6 +44,10 @@
 // 4K GRAY8 K = 31 34.6–34.7 → 33.1–33.3 µs, K = 15 22.4–22.5 → 20.1–20.3; colour 10–20 % faster (4K RGBA K = 31
 // 139.2–139.4 → 120.6–120.9, with one wave instead of two), docs/benchmarks.md.
 //
+// Tried, not kept (twenty-fourth session, H200): each block handing its first K − 1 intermediate rows, through device
+// memory and a flag, to the block above, which then computes K − 1 fewer rows. 4K GRAY8 K = 31 issued 5.5 % fewer
+// instructions but ran 0–1 % faster, colour at K = 31 1–3 %, K = 15 not at all (docs/benchmarks.md).
+//
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
 // borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
 // borderValue's byte, so a borderValue that is not a byte leaves the frame to the other kernels). Each output sums
