@@ -642,7 +642,8 @@ int main(int argc, char** argv) {
                                                                    : "interleaved separable"),
                         rgPlan, rgba, rgbaHost, rgbaOut, variants);
                 }
-                for (int v : {3, 4, 6, 7, 8, 9, 10, 11}) {  // the streaming separable kernels (one grid for every channel)
+                // The streaming separable kernels (one grid for every channel).
+                for (int v : {3, 4, 6, 7, 8, 9, 10, 11}) {
                     if (k < 7 || (v >= 6 && k < 15)) break;
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = 2;

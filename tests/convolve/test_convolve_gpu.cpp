@@ -6,10 +6,8 @@
 #include "copy_mask_cases.hpp"
 #include "sample_bits_cases.hpp"
 #ifdef CUDAFILTERS_HAVE_CUDA
-#include "graph_kernels.hpp"
-#ifdef CUDAFILTERS_HAVE_CUDA
 #include "edge_first_grid.cuh"
-#endif
+#include "graph_kernels.hpp"
 #endif
 
 #include <cudafilters/device.hpp>
@@ -1209,7 +1207,8 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
 }
 
 // Two to four channels: BytesChoice::Best sizes the segments for one wave of resident blocks (every block resident at
-// once), but packed RGB at K = 15 from 4 Mpixel for two; Other the reverse. The grid is read back from a captured launch.
+// once), but packed RGB at K = 15 from 4 Mpixel for two; Other the reverse. The grid is read back from a captured
+// launch.
 TEST(SeparableBytes, ColourSegmentsForOneWave) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1217,8 +1216,9 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
         int k, channels, w, h;
         bool twoWaves;
     };
-    for (const Case& c : {Case{31, 4, 3840, 2160, false}, Case{15, 4, 1920, 1080, false}, Case{31, 2, 3840, 2160, false},
-                          Case{15, 2, 3840, 2160, false}, Case{31, 3, 3840, 2160, false}, Case{15, 3, 1920, 1080, false},
+    for (const Case& c : {Case{31, 4, 3840, 2160, false}, Case{15, 4, 1920, 1080, false},
+                          Case{31, 2, 3840, 2160, false}, Case{15, 2, 3840, 2160, false},
+                          Case{31, 3, 3840, 2160, false}, Case{15, 3, 1920, 1080, false},
                           Case{15, 3, 3840, 2160, true}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
@@ -1279,9 +1279,9 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
 #endif
 }
 
-// One channel: the launch's grid, read back from a captured launch, is bytesPieces' (the edge strips' segments, then the
-// inner strips'): at 4K the edge strips take shorter segments than the others under BytesChoice::Best, the same under
-// EvenSegments, and never more blocks than one wave.
+// One channel: the launch's grid, read back from a captured launch, is bytesPieces' (the edge strips' segments, then
+// the inner strips'): at 4K the edge strips take shorter segments than the others under BytesChoice::Best, the same
+// under EvenSegments, and never more blocks than one wave.
 TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA

@@ -65,8 +65,9 @@ struct KernelVariants {
     // µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 / 16.0 against 15.0 / 22.6. 6: that kernel with the
     // other number of blocks per SM for one channel (5 takes 3 at K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with
     // the other number of waves for 2 to 4 channels (5 takes one, but two for packed RGB at K = 15 from 4 Mpixel;
-    // until the twenty-second session two from 4 Mpixel, 2 Mpixel for 3 and 4 channels); elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming
-    // kernel's 153.6 / 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as
+    // until the twenty-second session two from 4 Mpixel, 2 Mpixel for 3 and 4 channels); elsewhere as 5. H100, 4K
+    // RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming kernel's 153.6 / 231.8, packed RGB 86.4 /
+    // 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as
     // fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two channels
     // (convolve_separable_bytes.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a chunk's
     // row pass beside the previous chunk's column pass where that measured faster, since the nineteenth session), 9:
@@ -128,12 +129,12 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // borderValue that is a byte. launchSeparableBytes launches it and returns true where it applies, else returns false
 // and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15 from 1.5 Mpixel,
 // else 4; segments for one wave, but two for packed RGB at K = 15 from 4 Mpixel; for one and two channels one wave's
-// segments fitted to the row-pass chunks; the edge strips' segments shorter: bytesPieces); Other: one channel the other number of blocks per
-// SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill the waves. Best
-// runs a chunk's row pass beside the previous chunk's column pass, one barrier a chunk, where that measured faster
-// (oneBarrierBest); Other and FullWaves never; TwoBarriers: as Best, never; OneBarrier: as Best, always;
-// EvenSegments: as Best with the edge strips' segments as long as the others' (Best cuts them shorter: bytesPieces);
-// OtherOneBarrier: as Other with one barrier a chunk.
+// segments fitted to the row-pass chunks; the edge strips' segments shorter: bytesPieces); Other: one channel the other
+// number of blocks per SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill
+// the waves. Best runs a chunk's row pass beside the previous chunk's column pass, one barrier a chunk, where that
+// measured faster (oneBarrierBest); Other and FullWaves never; TwoBarriers: as Best, never; OneBarrier: as Best,
+// always; EvenSegments: as Best with the edge strips' segments as long as the others' (Best cuts them shorter:
+// bytesPieces); OtherOneBarrier: as Other with one barrier a chunk.
 enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier, EvenSegments, OtherOneBarrier };
 bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,

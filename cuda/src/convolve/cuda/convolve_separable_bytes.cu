@@ -394,7 +394,7 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
     allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
     // Edge strips: those whose staged span reaches outside the row (bytes built through borderIndex).
-    const int edgeStrips = edgeFirstGrid(frame.width, frame.height, Cfg::TW, Cfg::LEAD, 1, 1).edgeStrips;
+    const int edgeStrips = edgeStripCount(frame.width, Cfg::TW, Cfg::LEAD);
     const int resident = residentBlocksPerSm(kernel, Cfg::THREADS, Cfg::SMEM);
     const BytesPieces pieces =
         bytesPieces(strips, edgeStrips, frame.height, K, Cfg::CH, resident, shape.waves, shape.fit,
@@ -477,9 +477,9 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
                              : launchBytesK<K, 1, 3>(frame, row, column, stream, shape);
     }
     // Segments fitted to the chunks for 2 channels only. Until the twenty-second session, segments for two waves on
-    // frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one. H100, thirteenth session: 4K RGBA
-    // K = 15 / 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 /
-    // 83.0, 1080p 2-channel K = 31 27.7 with one wave against 34.8. Fourteenth session, through the element with frames
+    // frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one. H100, thirteenth session: 4K RGBA K = 15 /
+    // 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0,
+    // 1080p 2-channel K = 31 27.7 with one wave against 34.8. Fourteenth session, through the element with frames
     // resident (bench-pipeline --pipeline, three runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves
     // against 26 534–27 092 with one, RGBA K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508
     // against 27 255–28 093; fitting measured no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs).

@@ -3,8 +3,8 @@
 // A 1-D grid of blocks each walking a strip of the frame down a segment of rows, where the strips whose source span
 // reaches outside the row (strip 0, and those from rightEdge) cost more than the others: their blocks come first, row
 // by row of segments, then the inner strips' (1 … rightEdge − 1). An SM starts the blocks it holds in grid order and
-// issues the oldest warps first, so the longest blocks no longer end last (H100, twenty-third session, the u8
-// separable kernel: 4K RGBA Gaussian K = 15 93 → 78 µs with the segments unchanged; docs/benchmarks.md).
+// issues the oldest warps first, so the longest blocks no longer end last (H100, twenty-third session, the u8 separable
+// kernel: 4K RGBA Gaussian K = 15 93 → 78 µs with the segments unchanged; docs/benchmarks.md).
 #include <cudafilters/border.hpp>
 
 #include <algorithm>
@@ -20,13 +20,21 @@ struct EdgeFirstGrid {
     int blocks;       // all of them
 };
 
-// Strips of stripWidth pixels whose source spans start lead pixels left of them and end lead pixels right of them,
-// cut into segments of `segment` rows (edgeSegment for the edge strips).
+// Strips of stripWidth pixels whose source spans start lead pixels left of them and end lead pixels right of them:
+// the first at the right edge (its span past the row's end), and how many edge strips there are with strip 0.
+inline int rightEdgeStrip(int width, int stripWidth, int lead) {
+    return std::clamp((width - lead) / stripWidth, 1, (width + stripWidth - 1) / stripWidth);
+}
+inline int edgeStripCount(int width, int stripWidth, int lead) {
+    return 1 + (width + stripWidth - 1) / stripWidth - rightEdgeStrip(width, stripWidth, lead);
+}
+
+// Those strips cut into segments of `segment` rows (edgeSegment for the edge strips).
 inline EdgeFirstGrid edgeFirstGrid(int width, int height, int stripWidth, int lead, int segment, int edgeSegment) {
     EdgeFirstGrid g{};
     const int strips = (width + stripWidth - 1) / stripWidth;
-    g.rightEdge = std::clamp((width - lead) / stripWidth, 1, strips);
-    g.edgeStrips = 1 + strips - g.rightEdge;
+    g.rightEdge = rightEdgeStrip(width, stripWidth, lead);
+    g.edgeStrips = edgeStripCount(width, stripWidth, lead);
     g.segment = segment;
     g.edgeSegment = edgeSegment;
     g.edgeBlocks = g.edgeStrips * ((height + g.edgeSegment - 1) / g.edgeSegment);
