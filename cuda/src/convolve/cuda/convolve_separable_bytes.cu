@@ -47,6 +47,10 @@
 // Tried, not kept (twenty-fourth session, H200): each block handing its first K − 1 intermediate rows, through device
 // memory and a flag, to the block above, which then computes K − 1 fewer rows. 4K GRAY8 K = 31 issued 5.5 % fewer
 // instructions but ran 0–1 % faster, colour at K = 31 1–3 %, K = 15 not at all (docs/benchmarks.md).
+// Tried, not kept (twenty-fifth session, H200, docs/benchmarks.md): strips of 32 or 64 bytes with 4 or 2 groups of 32
+// rows a chunk (fewer recomputed rows): 4K GRAY8 K = 31 4–5 % slower, K = 15 2–20 %; the row and column passes on
+// separate warps handing chunks over by named barriers (no block-wide barrier): 1–2 % slower at 4K, issue slots no
+// busier.
 //
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
 // borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
