@@ -9,9 +9,9 @@
 //
 // Then the FFT path against direct summation and the crossover table algorithm=auto reads (runFft).
 //
-// usage: bench-convolve [--runs N] [--frames N] [--quick] [--fft] [--ks 3,5,...] [--no-fft] [--size WxH]
-//   --fft: the FFT section alone; --ks: these kernel sizes only; --no-fft: without the FFT section; --size: this
-//   frame size instead of 1080p and 4K
+// usage: bench-convolve [--runs N] [--frames N] [--quick] [--fft] [--padded] [--ks 3,5,...] [--no-fft] [--size WxH]
+//   --fft: the FFT section alone; --padded: the sizes without compiled kernels alone (runPadded); --ks: these kernel
+//   sizes only; --no-fft: without the FFT section; --size: this frame size instead of 1080p and 4K
 #include <cudafilters/border.hpp>
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>
@@ -51,6 +51,7 @@ struct Options {
     bool noFft = false;
     std::vector<int> ks;
     bool fftOnly = false;
+    bool paddedOnly = false;
     int onlyWidth = 0, onlyHeight = 0;  // --size: time this frame size instead
 };
 
@@ -367,6 +368,91 @@ bool runFft(const Options& opt, cudaStream_t s) {
     return ok;
 }
 
+// Kernel sizes without compiled kernels (default K = 4, 11, 13, 21, 25, or --ks): padded to the next compiled size
+// (the default, padded_plan.hpp) against the same plan unpadded (the generic kernel, or the FFT where auto finds it
+// cheaper than that: what these sizes ran before) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
+// plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied); replicate border, 1080p and 4K.
+// Returns false when a result failed verification.
+bool runPadded(const Options& opt, cudaStream_t s) {
+    bool ok = true;
+    const std::vector<int> ks = !opt.ks.empty() ? opt.ks : std::vector<int>{4, 11, 13, 21, 25};
+    const std::vector<std::pair<int, int>> sizes =
+        opt.onlyWidth > 0 ? std::vector<std::pair<int, int>>{{opt.onlyWidth, opt.onlyHeight}}
+                          : std::vector<std::pair<int, int>>{{1920, 1080}, {3840, 2160}};
+    std::printf("Sizes without compiled kernels: padded (default) against unpadded (auto: the generic kernel or the "
+                "FFT) and NPP; GPU time (µs) as above\n\n| case | size | K | padded µs | path | unpadded µs | path | "
+                "NPP µs | padded/unpadded | padded/NPP | notes |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (auto [w, h] : sizes) {
+        const std::string sizeName = std::to_string(w) + "x" + std::to_string(h);
+        std::vector<std::vector<std::uint8_t>> grayHost, rgbaHost;
+        std::vector<Plane> gray = randomFrames(opt.frames, w, h, 1, grayHost);
+        std::vector<Plane> rgba = randomFrames(opt.frames, w, h, 4, rgbaHost);
+        Plane grayOut = makePlane(w, h, 1), rgbaOut = makePlane(w, h, 4);
+        for (int k : ks) {
+            ConvolveDesc smooth = presetDesc(k % 2 ? Preset::Gaussian : Preset::Box, k);
+            smooth.border = Border::Replicate;
+            ConvolveDesc full;
+            full.kernels = {randomKernel(k, 100 + k)};
+            full.border = Border::Replicate;
+            ConvolveDesc colour = smooth;
+            colour.channelMask = 0x7;
+            struct Case {
+                std::string name;
+                ConvolvePlan plan;
+                std::vector<Plane>* in;
+                std::vector<std::vector<std::uint8_t>>* hosts;
+                Plane* out;
+            };
+            const Case cases[] = {
+                {std::string("GRAY8 ") + (k % 2 ? "gaussian" : "box"), ConvolvePlan::make(smooth, SampleType::U8, 1),
+                 &gray, &grayHost, &grayOut},
+                {"GRAY8 full-rank", ConvolvePlan::make(full, SampleType::U8, 1), &gray, &grayHost, &grayOut},
+                {std::string("RGBA ") + (k % 2 ? "gaussian" : "box"), ConvolvePlan::make(colour, SampleType::U8, 4),
+                 &rgba, &rgbaHost, &rgbaOut}};
+            for (const Case& c : cases) {
+                std::vector<Plane>& in = *c.in;
+                Plane& out = *c.out;
+                std::string notes;
+                Timing times[2];
+                std::string paths[2];
+                for (int padded = 1; padded >= 0; --padded) {
+                    cuda_detail::KernelVariants variants;
+                    variants.padSizes = padded == 1;
+                    auto conv = cuda_detail::makeCudaConvolver(c.plan, variants);
+                    conv->prepare(w, h);
+                    auto launch = [&](int f) { conv->process(in[f].view, out.view, s); };
+                    const std::string e = verify(c.plan, launch, *c.hosts, out, s);
+                    if (!e.empty()) {
+                        ok = false;
+                        notes += (padded ? "padded: " : "unpadded: ") + e + "; ";
+                    }
+                    paths[padded] = cuda_detail::pathName(c.plan, w, h, variants);
+                    times[padded] = medianMicros(launch, int(in.size()), opt, s);
+                }
+                Timing npp;
+#ifdef CUDAFILTERS_HAVE_NPP
+                {
+                    auto conv = makeCudaConvolver(c.plan);  // frame 0's padded result to compare NPP's with
+                    conv->process(in[0].view, out.view, s);
+                    CUDAFILTERS_CHECK(cudaStreamSynchronize(s));
+                    const std::vector<std::uint8_t> ours = download(out.view);
+                    int diff = 0;
+                    npp = timeNpp(c.plan.kernels[0], in, out, opt, s, diff, ours);
+                    notes += "max |ours-NPP| " + std::to_string(diff);
+                }
+#endif
+                std::printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name.c_str(),
+                            sizeName.c_str(), k, fmt(times[1].gpu).c_str(), paths[1].c_str(), fmt(times[0].gpu).c_str(),
+                            paths[0].c_str(), fmt(npp.gpu).c_str(), fmt(times[1].gpu / times[0].gpu, 3).c_str(),
+                            fmt(npp.gpu > 0 ? times[1].gpu / npp.gpu : -1, 2).c_str(), notes.c_str());
+                std::fflush(stdout);
+            }
+        }
+    }
+    std::printf("\n");
+    return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -377,6 +463,7 @@ int main(int argc, char** argv) {
         else if (a == "--frames" && i + 1 < argc) opt.frames = std::max(1, std::atoi(argv[++i]));
         else if (a == "--quick") opt.quick = true;
         else if (a == "--fft") opt.fftOnly = true;
+        else if (a == "--padded") opt.paddedOnly = true;
         else if (a == "--no-fft") opt.noFft = true;
         else if (a == "--size" && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &opt.onlyWidth, &opt.onlyHeight) == 2)
             ++i;
@@ -388,7 +475,8 @@ int main(int argc, char** argv) {
             }
         }
         else {
-            std::fprintf(stderr, "usage: %s [--runs N] [--frames N] [--quick] [--fft] [--ks 3,5,...] [--no-fft] [--size WxH]\n",
+            std::fprintf(stderr, "usage: %s [--runs N] [--frames N] [--quick] [--fft] [--padded] [--ks 3,5,...] [--no-fft] "
+                                 "[--size WxH]\n",
                          argv[0]);
             return 2;
         }
@@ -409,6 +497,7 @@ int main(int argc, char** argv) {
     Stream stream = Stream::create();
     const cudaStream_t s = stream.get();
     if (opt.fftOnly) return runFft(opt, s) ? 0 : 1;
+    if (opt.paddedOnly) return runPadded(opt, s) ? 0 : 1;
     std::vector<Row> rows;
     bool failed = false;
     const std::vector<std::pair<int, int>> sizes =

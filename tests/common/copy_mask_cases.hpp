@@ -39,17 +39,20 @@ inline std::vector<CopyMaskCase> copyMaskCases() {
         separable.row = {1, 4, 6, 4, 1};
         separable.column = {1, 2, 1};
         separable.border = Border::Reflect;
-        ConvolveDesc generic;
-        generic.kernels = {randomKernel(4, 2, 11, true)};
-        generic.divisor = 4;
-        generic.absolute = true;
-        generic.border = Border::Constant;
-        generic.borderValue = 99;
+        ConvolveDesc padded;  // no compiled 4 × 2 kernels: the CUDA backend pads it to 5 × 5
+        padded.kernels = {randomKernel(4, 2, 11, true)};
+        padded.divisor = 4;
+        padded.absolute = true;
+        padded.border = Border::Constant;
+        padded.borderValue = 99;
+        ConvolveDesc generic = padded;  // too wide for any compiled kernel
+        generic.kernels = {randomKernel(33, 2, 11, true)};
         ConvolveDesc fft;
         fft.kernels = {randomKernel(15, 15, 21, false)};
         fft.algorithm = ConvolveAlgorithm::Fft;
         const std::pair<const char*, ConvolveDesc> paths[] = {
-            {"direct3", direct}, {"separable5x3", separable}, {"generic4x2", generic}, {"fft15", fft}};
+            {"direct3", direct}, {"separable5x3", separable}, {"padded4x2", padded}, {"generic33x2", generic},
+            {"fft15", fft}};
         for (const auto& [path, desc] : paths) {
             ConvolveDesc d = desc;
             d.channelMask = l.filtered;

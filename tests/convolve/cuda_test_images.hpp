@@ -14,6 +14,7 @@
 
 #ifdef CUDAFILTERS_HAVE_CUDA
 #include "convolve_launch.hpp"
+#include "padded_plan.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
 
@@ -99,8 +100,9 @@ inline HostImage runCuda(const ConvolvePlan& plan, HostImage& input, bool oddPit
     return runCuda(*makeCudaConvolver(plan), input, oddPitch);
 }
 
-inline std::string cudaPath(const ConvolvePlan& plan, int width = 0, int height = 0) {
-    return cuda_detail::pathName(plan, width, height);
+inline std::string cudaPath(const ConvolvePlan& plan, int width = 0, int height = 0,
+                            const cuda_detail::KernelVariants& variants = {}) {
+    return cuda_detail::pathName(plan, width, height, variants);
 }
 
 #else

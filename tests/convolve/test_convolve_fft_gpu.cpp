@@ -212,10 +212,12 @@ TEST(CudaFft, RetuneTakesValuesNotTaps) {
 }
 
 // algorithm=auto follows the table at each frame size the bench measures (and 64x48) and both sample types, against
-// the compiled direct kernels (square K = 3 … 31) and against the generic one (every other shape: K × (K ± 1) here,
-// whatever K the table holds); algorithm=direct never takes the FFT, algorithm=fft always.
+// the compiled direct kernels (square K = 3 … 31, and the shapes padded to them) and against the generic one (shapes
+// run unpadded: K × (K ± 1) here, whatever K the table holds); algorithm=direct never takes the FFT, algorithm=fft
+// always.
 TEST(CudaFft, AutoFollowsTheTable) {
     SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
     auto plan = [](int kw, int kh, ConvolveAlgorithm algorithm, SampleType type = SampleType::U8) {
         ConvolveDesc d = fftDesc({sharpenKernel(kw, kh, 1)}, Border::Reflect101, type);
         d.algorithm = algorithm;
@@ -229,13 +231,24 @@ TEST(CudaFft, AutoFollowsTheTable) {
             for (int k : {3, 5, 7, 9, 15, 31})
                 EXPECT_EQ(cudaPath(plan(k, k, ConvolveAlgorithm::Auto, type), w, h),
                           compiled > 0 && k >= compiled ? "fft" : "direct") << where << " K = " << k;
+            // Sizes without compiled kernels are padded to the next compiled size and compared as such ...
+            for (auto [kw, kh] : {std::pair{4, 5}, {10, 11}, {13, 12}, {17, 16}, {30, 31}}) {
+                const int padded = cuda_detail::compiledSizeFor(kw, kh);
+                EXPECT_EQ(cudaPath(plan(kw, kh, ConvolveAlgorithm::Auto, type), w, h),
+                          compiled > 0 && padded >= compiled ? "fft" : "direct") << where << " " << kw << "x" << kh;
+            }
+            // ... and without padding (or past 31) they run in the generic kernel, against its own crossover.
+            cuda_detail::KernelVariants unpadded;
+            unpadded.padSizes = false;
             const int generic = fftCrossoverSize(Backend::Cuda, type, w, h, true);
             if (generic == 0) {
                 EXPECT_EQ(cudaPath(plan(255, 254, ConvolveAlgorithm::Auto, type), w, h), "generic") << where;
                 continue;
             }
-            EXPECT_EQ(cudaPath(plan(generic, generic + 1, ConvolveAlgorithm::Auto, type), w, h), "fft") << where;
-            EXPECT_EQ(cudaPath(plan(generic, generic - 1, ConvolveAlgorithm::Auto, type), w, h), "generic") << where;
+            EXPECT_EQ(cudaPath(plan(generic, generic + 1, ConvolveAlgorithm::Auto, type), w, h, unpadded), "fft")
+                << where;
+            EXPECT_EQ(cudaPath(plan(generic, generic - 1, ConvolveAlgorithm::Auto, type), w, h, unpadded), "generic")
+                << where;
         }
     EXPECT_NE(cudaPath(plan(255, 255, ConvolveAlgorithm::Direct), 1920, 1080), "fft");
     EXPECT_EQ(cudaPath(plan(3, 3, ConvolveAlgorithm::Fft), 64, 48), "fft");
@@ -248,7 +261,13 @@ TEST(CudaFft, AutoFollowsTheTable) {
     EXPECT_EQ(cudaPath(ConvolvePlan::make(gaussian63, SampleType::U8, 1), 1920, 1080), "fft");
     gaussian63.algorithm = ConvolveAlgorithm::Direct;
     EXPECT_EQ(cudaPath(ConvolvePlan::make(gaussian63, SampleType::U8, 1), 1920, 1080), "generic");
+    // Separable sizes without compiled passes take the next size's (padded_plan.hpp): never the FFT.
+    for (int size : {11, 13, 21, 29})
+        for (auto [w, h] : {std::pair{160, 120}, {1920, 1080}, {3840, 2160}})
+            EXPECT_EQ(cudaPath(ConvolvePlan::make(presetDesc(Preset::Gaussian, size), SampleType::U8, 1), w, h),
+                      "separable") << size << " at " << w << "x" << h;
     // The 1080p bars' sizes go through the FFT under auto.
     for (int size : {63, 127, 255})
         EXPECT_EQ(cudaPath(plan(size, size, ConvolveAlgorithm::Auto), 1920, 1080), "fft") << size;
+#endif
 }

@@ -82,8 +82,10 @@ std::vector<Case> cases() {
         }
     out.push_back({"u16_k5_int", 385, 289, 1, SampleType::U16,
                    kernelDesc(randomKernel(5, 5, 9, true), Border::Reflect101, 64), true});
-    out.push_back({"u16_k4_generic", 97, 61, 1, SampleType::U16,
+    out.push_back({"u16_k4_padded", 97, 61, 1, SampleType::U16,
                    kernelDesc(randomKernel(4, 4, 9, false), Border::Reflect, 0, 7), false});
+    out.push_back({"u16_k33_generic", 97, 61, 1, SampleType::U16,
+                   kernelDesc(randomKernel(33, 33, 9, false), Border::Reflect, 0, 7), false});
     // Large frames.
     out.push_back({"big_1921x1081_k3", 1921, 1081, 1, SampleType::U8,
                    kernelDesc(randomKernel(3, 3, 1, true), Border::Replicate, 16), true, true});
@@ -109,7 +111,10 @@ std::vector<Case> cases() {
         out.push_back({"channels" + std::to_string(c) + "_mask5_separable", 385, 289, c, SampleType::U8, g, false});
         ConvolveDesc e = kernelDesc(randomKernel(4, 3, 5, true), Border::Constant, 16);
         e.channelMask = 0x6;
-        out.push_back({"channels" + std::to_string(c) + "_mask6_generic", 385, 289, c, SampleType::U8, e, true, true});
+        out.push_back({"channels" + std::to_string(c) + "_mask6_padded", 385, 289, c, SampleType::U8, e, true, true});
+        ConvolveDesc g33 = kernelDesc(randomKernel(33, 3, 5, true), Border::Constant, 16);
+        g33.channelMask = 0x6;
+        out.push_back({"channels" + std::to_string(c) + "_mask6_generic", 385, 289, c, SampleType::U8, g33, true, true});
         out.push_back({"channels" + std::to_string(c) + "_u16", 97, 31, c, SampleType::U16,
                        kernelDesc(randomKernel(3, 3, 4, false), Border::Wrap), false});
         ConvolveDesc m = kernelDesc(randomKernel(9, 9, 6, false), Border::Replicate);
@@ -321,8 +326,20 @@ TEST(CudaConvolver, ChoosesTheExpectedPath) {
     }
     EXPECT_EQ(path(presetDesc(Preset::SobelMagnitude, 3)), "direct");
     EXPECT_EQ(path(presetDesc(Preset::Identity)), "copy");
-    EXPECT_EQ(path(kernelDesc(randomKernel(4, 4, 1, false), Border::Replicate)), "generic");
-    EXPECT_EQ(path(kernelDesc(randomKernel(3, 5, 1, false), Border::Replicate)), "generic");
+    // Sizes without compiled kernels take those of the next size up (padded_plan.hpp), where that pays.
+    EXPECT_EQ(path(kernelDesc(randomKernel(4, 4, 1, false), Border::Replicate)), "direct");
+    EXPECT_EQ(path(kernelDesc(randomKernel(3, 5, 1, false), Border::Replicate)), "direct");
+    EXPECT_EQ(path(kernelDesc(randomKernel(11, 11, 1, false), Border::Replicate)), "direct");
+    EXPECT_EQ(path(kernelDesc(randomKernel(2, 31, 1, false), Border::Replicate)), "generic");  // 961 taps for 62
+    EXPECT_EQ(path(kernelDesc(randomKernel(33, 33, 1, false), Border::Replicate)), "generic");
+    for (int k : {2, 4, 11, 13, 21, 29}) {
+        EXPECT_EQ(path(presetDesc(Preset::Gaussian, k | 1)), "separable") << k;
+        EXPECT_EQ(path(presetDesc(Preset::Box, k), 3), "separable") << k;
+    }
+    ConvolveDesc bank3 = kernelDesc(randomKernel(4, 4, 1, false), Border::Replicate);
+    bank3.kernels.push_back(randomKernel(4, 4, 2, false));
+    bank3.kernels.push_back(randomKernel(4, 4, 3, false));
+    EXPECT_EQ(path(bank3), "generic");
 }
 #endif
 
@@ -1969,18 +1986,18 @@ TEST(CudaConvolverRetune, GenericPathTakesValuesButNotTaps) {
 #ifdef CUDAFILTERS_HAVE_CUDA
     HostImage src(130, 70, 1, SampleType::U8);
     src.fillRandom(4);
-    const Kernel2D k11 = randomKernel(11, 11, 9, true);
-    const ConvolvePlan a = ConvolvePlan::make(valuesDesc({k11}, 64, 0, false, 0), SampleType::U8, 1);
+    const Kernel2D k33 = randomKernel(33, 33, 9, true);
+    const ConvolvePlan a = ConvolvePlan::make(valuesDesc({k33}, 64, 0, false, 0), SampleType::U8, 1);
     ASSERT_EQ(cudaPath(a), "generic");
     auto conv = makeCudaConvolver(a);
     const ConvolvePlan otherTaps =
-        ConvolvePlan::make(valuesDesc({randomKernel(11, 11, 10, true)}, 64, 0, false, 0), SampleType::U8, 1);
+        ConvolvePlan::make(valuesDesc({randomKernel(33, 33, 10, true)}, 64, 0, false, 0), SampleType::U8, 1);
     EXPECT_FALSE(conv->retune(otherTaps));
     expectSamePlanValues(conv->plan(), a);
     Difference d = compareImages(runCuda(*conv, src), runBackend(Backend::Reference, a, src));
     EXPECT_EQ(d.differing, 0) << describe(d);
 
-    const ConvolvePlan b = ConvolvePlan::make(valuesDesc({k11}, 64, 100, true, 180), SampleType::U8, 1);
+    const ConvolvePlan b = ConvolvePlan::make(valuesDesc({k33}, 64, 100, true, 180), SampleType::U8, 1);
     ASSERT_TRUE(conv->retune(b));
     expectSamePlanValues(conv->plan(), b);
     d = compareImages(runCuda(*conv, src), runBackend(Backend::Reference, b, src));
@@ -2080,7 +2097,7 @@ TEST(ScopedDevice, ObjectsRunOnTheirDevice) {
     }
     EXPECT_EQ(currentDevice(), 0);
 
-    const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, 11, 2.0), SampleType::U8, 1);
+    const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, 33, 2.0), SampleType::U8, 1);
     ASSERT_EQ(cudaPath(plan), "generic");  // device taps: allocated on the object's device
     HostImage src(200, 150, 1, SampleType::U8);
     src.fillRandom(6);

@@ -97,7 +97,7 @@ TEST(StreamOrderedRelease, GenericConvolverIsMadeAndFreedWithoutWaitingForTheDev
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     ConvolveDesc desc;
-    desc.kernels = {randomKernel(11, 11, 5, false)};
+    desc.kernels = {randomKernel(33, 33, 5, false)};
     desc.combine = Combine::Sum;
     desc.algorithm = ConvolveAlgorithm::Direct;
     const ConvolvePlan plan = ConvolvePlan::make(desc, SampleType::U8, 1);

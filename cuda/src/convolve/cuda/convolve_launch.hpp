@@ -104,6 +104,9 @@ struct KernelVariants {
     // 4:2:2 chroma always), for two filtered channels at K = 5 from 2.5 Mpixel, and one-channel separable plans at
     // K = 3 below 4 Mpixel take the direct kernel on their full taps (registerWindowApplies, cuda_convolver.cpp).
     int registerWindow = 0;
+    // Plans of sizes without compiled kernels padded with zero taps to the next compiled size (padded_plan.hpp):
+    // false runs them as they are (the generic kernel, or the FFT where auto finds it cheaper than that).
+    bool padSizes = true;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 12;
@@ -207,7 +210,7 @@ bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
 // "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.
-const char* pathName(const ConvolvePlan& plan, int width = 0, int height = 0);
+const char* pathName(const ConvolvePlan& plan, int width = 0, int height = 0, const KernelVariants& variants = {});
 
 // A CUDA convolver that launches the given variants (tests, benchmarks); makeCudaConvolver takes the defaults.
 std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan, const KernelVariants& variants);

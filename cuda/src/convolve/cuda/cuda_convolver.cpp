@@ -3,6 +3,7 @@
 // one kernel per frame on the caller's stream (no allocation, no synchronisation on the frame path).
 #include "convolve_launch.hpp"
 #include "fft_convolution.hpp"
+#include "padded_plan.hpp"
 
 #include <cudafilters/convolve_crossover.hpp>
 #include <cudafilters/cuda_raii.hpp>
@@ -83,12 +84,21 @@ Path choosePath(const ConvolvePlan& plan) {
     return Path::Generic;
 }
 
-// Whether frames of width × height go through the FFT path: chosen for them (convolve_crossover.hpp), a plan its
-// tables hold, and cuFFT loaded. algorithm=fft without cuFFT is an error (prepare() throws it); algorithm=auto
-// without cuFFT sums directly.
-bool fftPath(const ConvolvePlan& plan, int width, int height) {
-    const Path direct = choosePath(plan);
-    return direct != Path::Copy && fftChosen(Backend::Cuda, plan, width, height, direct == Path::Generic) &&
+// The plan the kernels run: padded to the next compiled size where that applies (padded_plan.hpp), else the plan.
+ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants) {
+    if (variants.padSizes) {
+        if (std::optional<ConvolvePlan> padded = paddedToCompiledSize(plan)) return std::move(*padded);
+    }
+    return plan;
+}
+
+// Whether frames of width × height go through the FFT path: chosen for them (convolve_crossover.hpp) against the
+// direct path of the plan the kernels run (`launch`), a plan its tables hold, and cuFFT loaded. The FFT transforms the
+// plan as given. algorithm=fft without cuFFT is an error (prepare() throws it); algorithm=auto without cuFFT sums
+// directly.
+bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height) {
+    const Path direct = choosePath(launch);
+    return direct != Path::Copy && fftChosen(Backend::Cuda, launch, width, height, direct == Path::Generic) &&
            fftSupports(plan) && cufftLibrary() != nullptr;
 }
 
@@ -97,14 +107,15 @@ bool fftPath(const ConvolvePlan& plan, int width, int height) {
 class CudaConvolver final : public Convolver {
 public:
     CudaConvolver(ConvolvePlan plan, const KernelVariants& variants)
-        : Convolver(std::move(plan)), path_(choosePath(plan_)), variants_(variants) {
+        : Convolver(std::move(plan)), variants_(variants), launch_(launchPlan(plan_, variants_)),
+          path_(choosePath(launch_)) {
         int devices = 0;
         CUDAFILTERS_CHECK(cudaGetDeviceCount(&devices));
         if (devices == 0)
             throw CudaError("cudaGetDeviceCount", int(cudaErrorNoDevice), "cudaErrorNoDevice", "no CUDA device");
         device_ = currentDevice();
         ScopedDevice on(device_);
-        for (const Kernel2D& k : plan_.kernels) taps_.insert(taps_.end(), k.taps.begin(), k.taps.end());
+        for (const Kernel2D& k : launch_.kernels) taps_.insert(taps_.end(), k.taps.begin(), k.taps.end());
         if (path_ == Path::Generic) {
             memory_ = Stream::create();
             deviceTaps_.reserve(taps_.size() * sizeof(float), memory_.get());
@@ -139,7 +150,7 @@ public:
         fft_.reset();
         preparedWidth_ = preparedHeight_ = -1;
         if (plan_.algorithm == ConvolveAlgorithm::Fft && path_ != Path::Copy && fftSupports(plan_)) requireCufft();
-        if (fftPath(plan_, width, height)) fft_ = std::make_unique<FftConvolution>(plan_, width, height);
+        if (fftPath(plan_, launch_, width, height)) fft_ = std::make_unique<FftConvolution>(plan_, width, height);
         preparedWidth_ = width;
         preparedHeight_ = height;
     }
@@ -161,12 +172,15 @@ public:
     // current ones are accepted (the values of the frame parameters may still change). So do the FFT path's kernel
     // spectra; a plan that would move the prepared size to or from the FFT path is refused too.
     bool retune(const ConvolvePlan& plan) override {
-        if (!plan_.sameShape(plan) || choosePath(plan) != path_) return false;
-        if (preparedWidth_ >= 0 && fftPath(plan, preparedWidth_, preparedHeight_) != bool(fft_)) return false;
-        if ((path_ == Path::Generic || fft_) && !tapsEqual(plan)) return false;
+        if (!plan_.sameShape(plan)) return false;
+        ConvolvePlan launch = launchPlan(plan, variants_);
+        if (!launch_.sameShape(launch) || choosePath(launch) != path_) return false;
+        if (preparedWidth_ >= 0 && fftPath(plan, launch, preparedWidth_, preparedHeight_) != bool(fft_)) return false;
+        if ((path_ == Path::Generic || fft_) && !tapsEqual(launch)) return false;
         plan_ = plan;
+        launch_ = std::move(launch);
         auto out = taps_.begin();
-        for (const Kernel2D& k : plan_.kernels) out = std::copy(k.taps.begin(), k.taps.end(), out);
+        for (const Kernel2D& k : launch_.kernels) out = std::copy(k.taps.begin(), k.taps.end(), out);
         return true;
     }
 
@@ -180,41 +194,41 @@ private:
             copyDevicePlane(src, dst, stream);
             return;
         }
-        const cuda_detail::ConvFrame f = cuda_detail::makeFrame(plan_, src, dst);
+        const cuda_detail::ConvFrame f = cuda_detail::makeFrame(launch_, src, dst);
         switch (path_) {
         case Path::Direct:
-            cuda_detail::launchDirect(plan_.type, plan_.kernelWidth, int(plan_.kernels.size()), f, taps_.data(),
+            cuda_detail::launchDirect(launch_.type, launch_.kernelWidth, int(launch_.kernels.size()), f, taps_.data(),
                                       stream, variants_);
             break;
         case Path::Separable:
             // u8 with K ≤ 7: the register-window kernel (KernelVariants::registerWindow).
-            if (plan_.type == SampleType::U8 &&
-                cuda_detail::launchSeparableRegistersU8(plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
+            if (launch_.type == SampleType::U8 &&
+                cuda_detail::launchSeparableRegistersU8(launch_.kernelWidth, f, launch_.row.data(), launch_.column.data(),
                                                         stream, variants_.registerWindow))
                 break;
             // One u8 channel at K = 3 below 4 Mpixel: the direct register-window kernel on the full taps (the tile
             // kernel's sums below, in the same order). H100, fifteenth session, Gaussian 3 × 3, same runs, against
             // the tile kernel: 640 × 480 5.7–5.8 µs against 6.3–6.5, 1280 × 720 6.6 against 7.2–7.5, 1920 × 1080
             // 7.8–8.0 against 10.0–10.1, 2560 × 1440 10.4–10.7 against 13.2–13.4.
-            if (plan_.type == SampleType::U8 && plan_.kernelWidth == 3 && f.inChannels == 1 &&
+            if (launch_.type == SampleType::U8 && launch_.kernelWidth == 3 && f.inChannels == 1 &&
                 cuda_detail::launchDirectRegistersU8(3, 1, f, taps_.data(), stream, variants_.registerWindow))
                 break;
             // One u8 channel with K ≤ 5: the one-channel tile kernel on the full taps (KernelVariants::grayTile).
-            if (plan_.type == SampleType::U8 && plan_.kernelWidth <= 5 &&
-                cuda_detail::launchGrayTileU8(plan_.kernelWidth, 1, f, taps_.data(), stream, variants_.grayTile))
+            if (launch_.type == SampleType::U8 && launch_.kernelWidth <= 5 &&
+                cuda_detail::launchGrayTileU8(launch_.kernelWidth, 1, f, taps_.data(), stream, variants_.grayTile))
                 break;
             // Interleaved u8 pixels with K ≤ 9: one tile load for every channel (KernelVariants::interleaved)
             // instead of one separable grid layer per channel.
-            if (plan_.type == SampleType::U8 &&
-                cuda_detail::launchInterleavedSeparableU8(plan_.kernelWidth, f, taps_.data(), plan_.row.data(),
-                                                          plan_.column.data(), stream, variants_.interleaved))
+            if (launch_.type == SampleType::U8 &&
+                cuda_detail::launchInterleavedSeparableU8(launch_.kernelWidth, f, taps_.data(), launch_.row.data(),
+                                                          launch_.column.data(), stream, variants_.interleaved))
                 break;
-            cuda_detail::launchSeparable(plan_.type, plan_.kernelWidth, f, plan_.row.data(), plan_.column.data(),
+            cuda_detail::launchSeparable(launch_.type, launch_.kernelWidth, f, launch_.row.data(), launch_.column.data(),
                                          stream, variants_);
             break;
         default:
-            cuda_detail::launchGeneric(plan_.type, plan_.mode, int(plan_.kernels.size()), plan_.kernelWidth,
-                                       plan_.kernelHeight, f, deviceTaps_.as<float>(), stream);
+            cuda_detail::launchGeneric(launch_.type, launch_.mode, int(launch_.kernels.size()), launch_.kernelWidth,
+                                       launch_.kernelHeight, f, deviceTaps_.as<float>(), stream);
             break;
         }
     }
@@ -236,8 +250,9 @@ private:
         return true;
     }
 
-    Path path_;
     KernelVariants variants_;
+    ConvolvePlan launch_;  // the plan the kernels run: plan_, or plan_ padded to a compiled size (padded_plan.hpp)
+    Path path_;
     int device_ = 0;
     std::vector<float> taps_;  // the plan's kernels concatenated (host copy for the by-value parameter blocks)
     LastUse lastUse_;          // the streams process() enqueued on, while it owns device memory
@@ -249,9 +264,10 @@ private:
 
 }  // namespace
 
-const char* pathName(const ConvolvePlan& plan, int width, int height) {
-    if (fftPath(plan, width, height)) return "fft";
-    switch (choosePath(plan)) {
+const char* pathName(const ConvolvePlan& plan, int width, int height, const KernelVariants& variants) {
+    const ConvolvePlan launch = launchPlan(plan, variants);
+    if (fftPath(plan, launch, width, height)) return "fft";
+    switch (choosePath(launch)) {
     case Path::Copy: return "copy";
     case Path::Direct: return "direct";
     case Path::Separable: return "separable";
