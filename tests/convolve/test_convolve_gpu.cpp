@@ -84,8 +84,9 @@ std::vector<Case> cases() {
                    kernelDesc(randomKernel(5, 5, 9, true), Border::Reflect101, 64), true});
     out.push_back({"u16_k4_padded", 97, 61, 1, SampleType::U16,
                    kernelDesc(randomKernel(4, 4, 9, false), Border::Reflect, 0, 7), false});
-    out.push_back({"u16_k33_generic", 97, 61, 1, SampleType::U16,
-                   kernelDesc(randomKernel(33, 33, 9, false), Border::Reflect, 0, 7), false});
+    ConvolveDesc k33 = kernelDesc(randomKernel(33, 33, 9, false), Border::Reflect, 0, 7);
+    k33.algorithm = ConvolveAlgorithm::Direct;  // the generic kernel (no compiled size holds it), not the FFT
+    out.push_back({"u16_k33_generic", 97, 61, 1, SampleType::U16, k33, false});
     // Large frames.
     out.push_back({"big_1921x1081_k3", 1921, 1081, 1, SampleType::U8,
                    kernelDesc(randomKernel(3, 3, 1, true), Border::Replicate, 16), true, true});
@@ -331,7 +332,9 @@ TEST(CudaConvolver, ChoosesTheExpectedPath) {
     EXPECT_EQ(path(kernelDesc(randomKernel(3, 5, 1, false), Border::Replicate)), "direct");
     EXPECT_EQ(path(kernelDesc(randomKernel(11, 11, 1, false), Border::Replicate)), "direct");
     EXPECT_EQ(path(kernelDesc(randomKernel(2, 31, 1, false), Border::Replicate)), "generic");  // 961 taps for 62
-    EXPECT_EQ(path(kernelDesc(randomKernel(33, 33, 1, false), Border::Replicate)), "generic");
+    ConvolveDesc wide = kernelDesc(randomKernel(33, 33, 1, false), Border::Replicate);
+    wide.algorithm = ConvolveAlgorithm::Direct;  // auto would take the FFT
+    EXPECT_EQ(path(wide), "generic");
     for (int k : {2, 4, 11, 13, 21, 29}) {
         EXPECT_EQ(path(presetDesc(Preset::Gaussian, k | 1)), "separable") << k;
         EXPECT_EQ(path(presetDesc(Preset::Box, k), 3), "separable") << k;
@@ -2097,7 +2100,9 @@ TEST(ScopedDevice, ObjectsRunOnTheirDevice) {
     }
     EXPECT_EQ(currentDevice(), 0);
 
-    const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, 33, 2.0), SampleType::U8, 1);
+    ConvolveDesc gaussian33 = presetDesc(Preset::Gaussian, 33, 2.0);
+    gaussian33.algorithm = ConvolveAlgorithm::Direct;
+    const ConvolvePlan plan = ConvolvePlan::make(gaussian33, SampleType::U8, 1);
     ASSERT_EQ(cudaPath(plan), "generic");  // device taps: allocated on the object's device
     HostImage src(200, 150, 1, SampleType::U8);
     src.fillRandom(6);
