@@ -49,9 +49,11 @@ fi
 if step bench; then
     wait $bench_build
     start=$SECONDS
-    timeout ${BENCH_LIMIT:-150} build-bench/bench-convolve --padded --runs 20 --frames 4 >"$out/bench-padded.md" 2>&1
-    echo "bench-convolve --padded: rc=$? ($((SECONDS - start)) s)"
-    grep -E '^\|' "$out/bench-padded.md"
+    for round in $(seq 1 ${BENCH_ROUNDS:-1}); do
+        timeout ${BENCH_LIMIT:-150} build-bench/bench-convolve --padded --runs 20 --frames 4 >"$out/bench-padded-$round.md" 2>&1
+        echo "bench-convolve --padded, round $round: rc=$? ($((SECONDS - start)) s)"
+        grep -E '^\|' "$out/bench-padded-$round.md"
+    done
 fi
 if step pipeline; then
     start=$SECONDS

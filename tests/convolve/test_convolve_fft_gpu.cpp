@@ -231,16 +231,21 @@ TEST(CudaFft, AutoFollowsTheTable) {
             for (int k : {3, 5, 7, 9, 15, 31})
                 EXPECT_EQ(cudaPath(plan(k, k, ConvolveAlgorithm::Auto, type), w, h),
                           compiled > 0 && k >= compiled ? "fft" : "direct") << where << " K = " << k;
-            // Sizes without compiled kernels are padded to the next compiled size and compared as such ...
+            // Sizes without compiled kernels are padded to the next compiled size and compared as such, but for
+            // those padded to 31 × 31: as the generic kernel they ran in before (cuda_convolver.cpp, fftPath) ...
+            const int generic = fftCrossoverSize(Backend::Cuda, type, w, h, true);
             for (auto [kw, kh] : {std::pair{4, 5}, {10, 11}, {13, 12}, {17, 16}, {30, 31}}) {
                 const int padded = cuda_detail::compiledSizeFor(kw, kh);
-                EXPECT_EQ(cudaPath(plan(kw, kh, ConvolveAlgorithm::Auto, type), w, h),
-                          compiled > 0 && padded >= compiled ? "fft" : "direct") << where << " " << kw << "x" << kh;
+                const bool fft = padded == 31 ? generic > 0 && kw * kh >= generic * generic
+                                              : compiled > 0 && padded >= compiled;
+                EXPECT_EQ(cudaPath(plan(kw, kh, ConvolveAlgorithm::Auto, type), w, h), fft ? "fft" : "direct")
+                    << where << " " << kw << "x" << kh;
+                EXPECT_EQ(cudaPath(plan(kw, kh, ConvolveAlgorithm::Direct, type), w, h), "direct")
+                    << where << " " << kw << "x" << kh;
             }
             // ... and without padding (or past 31) they run in the generic kernel, against its own crossover.
             cuda_detail::KernelVariants unpadded;
             unpadded.padSizes = false;
-            const int generic = fftCrossoverSize(Backend::Cuda, type, w, h, true);
             if (generic == 0) {
                 EXPECT_EQ(cudaPath(plan(255, 254, ConvolveAlgorithm::Auto, type), w, h), "generic") << where;
                 continue;
@@ -256,7 +261,8 @@ TEST(CudaFft, AutoFollowsTheTable) {
     ASSERT_GT(generic, 1);
     // Separable kernels keep their passes; a size without compiled passes would run in the generic kernel, so it is
     // compared with that (a 63 x 63 Gaussian takes the FFT).
-    EXPECT_EQ(cudaPath(ConvolvePlan::make(presetDesc(Preset::Gaussian, 31), SampleType::U8, 1), 1920, 1080), "separable");
+    EXPECT_EQ(cudaPath(ConvolvePlan::make(presetDesc(Preset::Gaussian, 31), SampleType::U8, 1), 1920, 1080),
+              "separable");
     ConvolveDesc gaussian63 = presetDesc(Preset::Gaussian, 63);
     EXPECT_EQ(cudaPath(ConvolvePlan::make(gaussian63, SampleType::U8, 1), 1920, 1080), "fft");
     gaussian63.algorithm = ConvolveAlgorithm::Direct;

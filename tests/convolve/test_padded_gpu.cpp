@@ -213,9 +213,10 @@ TEST(PaddedSizes, DirectSameBytesAsTheGenericKernel) {
 }
 
 // Separable plans padded to compiled passes, against the reference: within 1 with real taps, exact with binomial
-// taps (integer, a power-of-two divisor) whose sums fit float's 24 bits; odd frames of 1 to 4 channels, every border, u16. Then frames the u8
-// streaming kernel takes (K = 15 and 31, 1 and 4 channels, 1080p and 4K: its edge strips and segments) against the
-// CPU backend (two float passes; the reference's K² taps a sample in double would take minutes there).
+// taps (integer, a power-of-two divisor) whose sums fit float's 24 bits; odd frames of 1 to 4 channels, every border,
+// u16. Then frames the u8 streaming kernel takes (K = 15 and 31, 1 and 4 channels, 1080p and 4K: its edge strips and
+// segments) against the CPU backend (two float passes; the reference's K² taps a sample in double would take minutes
+// there).
 TEST(PaddedSizes, SeparableAgainstTheReference) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA

@@ -6,7 +6,9 @@
 // kernel size (transforms of the frame padded by the kernel's reach). So per (backend, sample type, frame size) a
 // kernel size marks the crossover: kernels of at least that area (kw × kh ≥ K²) take the FFT. The CUDA backend's
 // direct summation has two costs, not one: compiled kernels for square K ∈ {3, 5, 7, 9, 15, 31} and a generic kernel
-// several times slower per tap for every other shape, so its rows hold a crossover for each.
+// several times slower per tap for every other shape, so its rows hold a crossover for each. Shapes up to 31 × 31 run
+// the compiled kernels of the next size up, zero-padded, and are compared at that size (CUDA backend, padded_plan.hpp;
+// those padded to 31 × 31 keep the generic kernel's crossover, cuda_convolver.cpp).
 //
 // Both sets of rows were measured (crossover.cpp says where and how): the CUDA rows on an H200 with
 // `bench-convolve --fft`, which times both paths per size, type and K and prints the rows to paste there.

@@ -96,9 +96,16 @@ ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants
 // direct path of the plan the kernels run (`launch`), a plan its tables hold, and cuFFT loaded. The FFT transforms the
 // plan as given. algorithm=fft without cuFFT is an error (prepare() throws it); algorithm=auto without cuFFT sums
 // directly.
+// A full-rank plan padded to 31 × 31 sums 961 taps a sample whatever its own size, while the FFT of a smaller kernel
+// costs less than a 31 × 31 one's (the table's compiled rows were measured at 31 × 31): such plans keep the crossover
+// of the generic kernel they ran in before padding. H200, 2026-11-27 (bench-convolve --padded), 4K GRAY8 21 × 21 and
+// 25 × 25: padded 312 µs, the FFT 296-297; 13 × 13 (padded to 15 × 15) 89 against 296.
 bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height) {
     const Path direct = choosePath(launch);
-    return direct != Path::Copy && fftChosen(Backend::Cuda, launch, width, height, direct == Path::Generic) &&
+    const bool paddedTo31 =
+        direct == Path::Direct && launch.kernelWidth == 31 && plan.kernelWidth * plan.kernelHeight < 31 * 31;
+    const bool asGeneric = direct == Path::Generic || paddedTo31;
+    return direct != Path::Copy && fftChosen(Backend::Cuda, asGeneric ? plan : launch, width, height, asGeneric) &&
            fftSupports(plan) && cufftLibrary() != nullptr;
 }
 
@@ -203,8 +210,8 @@ private:
         case Path::Separable:
             // u8 with K ≤ 7: the register-window kernel (KernelVariants::registerWindow).
             if (launch_.type == SampleType::U8 &&
-                cuda_detail::launchSeparableRegistersU8(launch_.kernelWidth, f, launch_.row.data(), launch_.column.data(),
-                                                        stream, variants_.registerWindow))
+                cuda_detail::launchSeparableRegistersU8(launch_.kernelWidth, f, launch_.row.data(),
+                                                        launch_.column.data(), stream, variants_.registerWindow))
                 break;
             // One u8 channel at K = 3 below 4 Mpixel: the direct register-window kernel on the full taps (the tile
             // kernel's sums below, in the same order). H100, fifteenth session, Gaussian 3 × 3, same runs, against
@@ -223,8 +230,8 @@ private:
                 cuda_detail::launchInterleavedSeparableU8(launch_.kernelWidth, f, taps_.data(), launch_.row.data(),
                                                           launch_.column.data(), stream, variants_.interleaved))
                 break;
-            cuda_detail::launchSeparable(launch_.type, launch_.kernelWidth, f, launch_.row.data(), launch_.column.data(),
-                                         stream, variants_);
+            cuda_detail::launchSeparable(launch_.type, launch_.kernelWidth, f, launch_.row.data(),
+                                         launch_.column.data(), stream, variants_);
             break;
         default:
             cuda_detail::launchGeneric(launch_.type, launch_.mode, int(launch_.kernels.size()), launch_.kernelWidth,
