@@ -680,8 +680,8 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                               "How the correlation is computed: direct summation, fft (products of spectra: cuFFT on "
                               "the GPU, OpenCV's DFT on the CPU; its cost hardly grows with the kernel, results "
                               "within 1 of direct), or auto: the FFT for kernels past the crossover measured for the "
-                              "backend, sample type and frame size (separable kernels keep their two 1-D passes "
-                              "where they are compiled)",
+                              "backend, sample type and frame size (separable kernels keep their two 1-D passes: "
+                              "every size on the CPU, up to 31x31 on the GPU)",
                               gst_cuda_convolve_algorithm_get_type(), int(DEFAULT_ALGORITHM), kLiveFlags)),
         bind<&ConvolveSettings::planes>(
             g_param_spec_enum("planes", "Planes",
