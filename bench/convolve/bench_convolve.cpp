@@ -122,6 +122,9 @@ int expectedSample(const ConvolvePlan& plan, const std::vector<std::uint8_t>& sr
         }
         return sum;
     };
+    if (plan.combine == Combine::Channels)  // kernel o of the bank on the one input channel
+        return finishSample(response(plan.kernels[std::size_t(o)], 0), plan.bias, plan.absolute,
+                            maxSampleValue(plan.type));
     if (!(plan.channelMask & (1u << o))) return at((std::size_t(y) * w + x) * C + o);
     double acc = combineInit<double>(plan.combine);
     for (const Kernel2D& k : plan.kernels) acc = combineAdd(plan.combine, acc, response(k, o));
@@ -368,14 +371,16 @@ bool runFft(const Options& opt, cudaStream_t s) {
     return ok;
 }
 
-// Kernel sizes without compiled kernels (default K = 4, 11, 13, 21, 25, or --ks): padded to the next compiled size
+// Kernel sizes without compiled kernels (default K = 4, 11, 13, 21, 25, and 3 and 5 for the banks; or --ks): padded to the next compiled size
 // (the default, padded_plan.hpp) against the same plan unpadded (the generic kernel, or the FFT where auto finds it
 // cheaper than that: what these sizes ran before) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
-// plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied); replicate border, 1080p and 4K.
+// plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied), and banks of 3 and 4 random
+// kernels from GRAY8 to RGB and RGBA (output=channels: Combine::Channels; "unpadded" there: the generic kernel, the bank
+// not split into direct launches either); replicate border, 1080p and 4K.
 // Returns false when a result failed verification.
 bool runPadded(const Options& opt, cudaStream_t s) {
     bool ok = true;
-    const std::vector<int> ks = !opt.ks.empty() ? opt.ks : std::vector<int>{4, 11, 13, 21, 25};
+    const std::vector<int> ks = !opt.ks.empty() ? opt.ks : std::vector<int>{3, 4, 5, 11, 13, 21, 25};
     const std::vector<std::pair<int, int>> sizes =
         opt.onlyWidth > 0 ? std::vector<std::pair<int, int>>{{opt.onlyWidth, opt.onlyHeight}}
                           : std::vector<std::pair<int, int>>{{1920, 1080}, {3840, 2160}};
@@ -387,7 +392,7 @@ bool runPadded(const Options& opt, cudaStream_t s) {
         std::vector<std::vector<std::uint8_t>> grayHost, rgbaHost;
         std::vector<Plane> gray = randomFrames(opt.frames, w, h, 1, grayHost);
         std::vector<Plane> rgba = randomFrames(opt.frames, w, h, 4, rgbaHost);
-        Plane grayOut = makePlane(w, h, 1), rgbaOut = makePlane(w, h, 4);
+        Plane grayOut = makePlane(w, h, 1), rgbOut = makePlane(w, h, 3), rgbaOut = makePlane(w, h, 4);
         for (int k : ks) {
             ConvolveDesc smooth = presetDesc(k % 2 ? Preset::Gaussian : Preset::Box, k);
             smooth.border = Border::Replicate;
@@ -396,19 +401,30 @@ bool runPadded(const Options& opt, cudaStream_t s) {
             full.border = Border::Replicate;
             ConvolveDesc colour = smooth;
             colour.channelMask = 0x7;
+            ConvolveDesc bank3 = full, bank4;
+            bank3.kernels.push_back(randomKernel(k, 200 + k));
+            bank3.kernels.push_back(randomKernel(k, 300 + k));
+            bank3.combine = Combine::Channels;
+            bank4 = bank3;
+            bank4.kernels.push_back(randomKernel(k, 400 + k));
             struct Case {
                 std::string name;
                 ConvolvePlan plan;
                 std::vector<Plane>* in;
                 std::vector<std::vector<std::uint8_t>>* hosts;
                 Plane* out;
+                bool npp = true;
             };
             const Case cases[] = {
                 {std::string("GRAY8 ") + (k % 2 ? "gaussian" : "box"), ConvolvePlan::make(smooth, SampleType::U8, 1),
                  &gray, &grayHost, &grayOut},
                 {"GRAY8 full-rank", ConvolvePlan::make(full, SampleType::U8, 1), &gray, &grayHost, &grayOut},
                 {std::string("RGBA ") + (k % 2 ? "gaussian" : "box"), ConvolvePlan::make(colour, SampleType::U8, 4),
-                 &rgba, &rgbaHost, &rgbaOut}};
+                 &rgba, &rgbaHost, &rgbaOut},
+                {"GRAY8 to RGB, 3 kernels", ConvolvePlan::make(bank3, SampleType::U8, 1), &gray, &grayHost, &rgbOut,
+                 false},
+                {"GRAY8 to RGBA, 4 kernels", ConvolvePlan::make(bank4, SampleType::U8, 1), &gray, &grayHost, &rgbaOut,
+                 false}};
             for (const Case& c : cases) {
                 std::vector<Plane>& in = *c.in;
                 Plane& out = *c.out;
@@ -417,7 +433,7 @@ bool runPadded(const Options& opt, cudaStream_t s) {
                 std::string paths[2];
                 for (int padded = 1; padded >= 0; --padded) {
                     cuda_detail::KernelVariants variants;
-                    variants.padSizes = padded == 1;
+                    variants.padSizes = variants.splitBanks = padded == 1;
                     auto conv = cuda_detail::makeCudaConvolver(c.plan, variants);
                     conv->prepare(w, h);
                     auto launch = [&](int f) { conv->process(in[f].view, out.view, s); };
@@ -431,7 +447,7 @@ bool runPadded(const Options& opt, cudaStream_t s) {
                 }
                 Timing npp;
 #ifdef CUDAFILTERS_HAVE_NPP
-                {
+                if (c.npp) {
                     auto conv = makeCudaConvolver(c.plan);  // frame 0's padded result to compare NPP's with
                     conv->process(in[0].view, out.view, s);
                     CUDAFILTERS_CHECK(cudaStreamSynchronize(s));

@@ -343,6 +343,8 @@ TEST(CudaConvolver, ChoosesTheExpectedPath) {
     bank3.kernels.push_back(randomKernel(4, 4, 2, false));
     bank3.kernels.push_back(randomKernel(4, 4, 3, false));
     EXPECT_EQ(path(bank3), "generic");
+    bank3.combine = Combine::Channels;  // written to three channels: direct launches of at most two kernels
+    EXPECT_EQ(path(bank3), "direct");
 }
 #endif
 

@@ -133,7 +133,11 @@ TEST(PaddedPlan, WhereItDoesNotApply) {
     ConvolveDesc bank3 = fullRank(4, 4, 1, Border::Replicate);
     bank3.kernels.push_back(randomKernel(4, 4, 2, false));
     bank3.kernels.push_back(randomKernel(4, 4, 3, false));
-    EXPECT_FALSE(padded(bank3));  // three kernels: the generic kernel anyway
+    EXPECT_FALSE(padded(bank3));  // three kernels combined into one sample: the generic kernel anyway
+    bank3.combine = Combine::Channels;  // ... but written to three channels: launches of at most two (splitBanks)
+    EXPECT_TRUE(padded(bank3));
+    bank3.kernels.push_back(randomKernel(4, 4, 4, false));
+    EXPECT_TRUE(padded(bank3));  // four (combine=channels takes no more)
     ConvolveDesc multi;
     multi.mode = ConvolveMode::MultiChannel;
     multi.outputs = 1;
@@ -274,6 +278,40 @@ TEST(PaddedSizes, SeparableAgainstTheReference) {
             const Difference diff = compareImages(runCuda(plan, src), runBackend(Backend::Cpu, plan, src));
             EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
         }
+#endif
+}
+
+// Banks of three and four kernels written to their own output channels (output=channels), compiled sizes and padded
+// ones, run as direct launches of at most two kernels: byte for byte the generic kernel's (padding and splitting off),
+// u8 and u16, odd frames, every border.
+TEST(PaddedSizes, ChannelBanksSameBytesAsTheGenericKernel) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    cuda_detail::KernelVariants before;
+    before.padSizes = false;
+    before.splitBanks = false;
+    std::uint32_t seed = 500;
+    for (int bank : {3, 4})
+        for (int size : {3, 4, 5, 9, 13, 31})
+            for (Border border : kBorders)
+                for (SampleType type : {SampleType::U8, SampleType::U16}) {
+                    ++seed;
+                    ConvolveDesc d = fullRank(size, size, seed, border, seed % 2 == 0);
+                    for (int n = 1; n < bank; ++n) d.kernels.push_back(randomKernel(size, size, seed + 10 * n, false));
+                    d.combine = Combine::Channels;
+                    d.bias = 64;
+                    const ConvolvePlan plan = ConvolvePlan::make(d, type, 1);
+                    const std::string what = std::to_string(bank) + " kernels " + shapeName(size, size) + " " +
+                                             std::to_string(int(border)) + " " + sampleTypeName(type);
+                    ASSERT_EQ(plan.outputChannels, bank) << what;
+                    ASSERT_EQ(cudaPath(plan), "direct") << what;
+                    ASSERT_EQ(cudaPath(plan, 0, 0, before), "generic") << what;
+                    HostImage src(size == 31 ? 67 : 131, 43, 1, type);
+                    src.fillRandom(seed);
+                    auto generic = cuda_detail::makeCudaConvolver(plan, before);
+                    const Difference diff = compareImages(runCuda(plan, src, seed % 3 == 0), runCuda(*generic, src));
+                    EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                }
 #endif
 }
 

@@ -107,6 +107,9 @@ struct KernelVariants {
     // Plans of sizes without compiled kernels padded with zero taps to the next compiled size (padded_plan.hpp):
     // false runs them as they are (the generic kernel, or the FFT where auto finds it cheaper than that).
     bool padSizes = true;
+    // Banks of three or four kernels written to their own output channels (output=channels: Combine::Channels) as
+    // direct launches of at most two kernels each; false: the generic kernel.
+    bool splitBanks = true;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 12;

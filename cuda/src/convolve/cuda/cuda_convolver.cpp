@@ -72,7 +72,9 @@ bool overlaps(const ImageView& a, const ImageView& b) {
 
 enum class Path { Copy, Direct, Separable, Generic };
 
-Path choosePath(const ConvolvePlan& plan) {
+// Banks of three or four kernels written to their own output channels run as direct launches of at most two kernels
+// (KernelVariants::splitBanks; launchDirectBank).
+Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
     if (plan.isIdentity()) return Path::Copy;
     const bool square = plan.kernelWidth == plan.kernelHeight;
     const bool compiled = square && directSizeSupported(plan.kernelWidth);
@@ -81,13 +83,28 @@ Path choosePath(const ConvolvePlan& plan) {
         int(plan.row.size()) == plan.kernelWidth && int(plan.column.size()) == plan.kernelHeight)
         return Path::Separable;
     if (plan.kernels.size() <= 2) return Path::Direct;
+    if (variants.splitBanks && plan.combine == Combine::Channels && plan.kernels.size() <= 4) return Path::Direct;
     return Path::Generic;
+}
+
+// A direct plan's frame: one launch for one or two kernels; a bank of kernels written to their own output channels
+// (Combine::Channels) in launches of at most two, each writing its channels from its first one on (the destination
+// moved on by that many samples): the same sums as one launch would make.
+void launchDirectBank(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                      const KernelVariants& variants) {
+    if (bank <= 2) return launchDirect(type, k, bank, frame, taps, stream, variants);
+    for (int first = 0; first < bank; first += 2) {
+        ConvFrame part = frame;
+        part.dst += std::size_t(first) * sampleSize(type);
+        launchDirect(type, k, std::min(2, bank - first), part, taps + std::size_t(first) * k * k, stream, variants);
+    }
 }
 
 // The plan the kernels run: padded to the next compiled size where that applies (padded_plan.hpp), else the plan.
 ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants) {
     if (variants.padSizes) {
-        if (std::optional<ConvolvePlan> padded = paddedToCompiledSize(plan)) return std::move(*padded);
+        std::optional<ConvolvePlan> padded = paddedToCompiledSize(plan);
+        if (padded && choosePath(*padded, variants) != Path::Generic) return std::move(*padded);
     }
     return plan;
 }
@@ -100,8 +117,9 @@ ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants
 // costs less than a 31 × 31 one's (the table's compiled rows were measured at 31 × 31): such plans keep the crossover
 // of the generic kernel they ran in before padding. H200, 2026-11-27 (bench-convolve --padded), 4K GRAY8 21 × 21 and
 // 25 × 25: padded 312 µs, the FFT 296-297; 13 × 13 (padded to 15 × 15) 89 against 296.
-bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height) {
-    const Path direct = choosePath(launch);
+bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height,
+             const KernelVariants& variants) {
+    const Path direct = choosePath(launch, variants);
     const bool paddedTo31 =
         direct == Path::Direct && launch.kernelWidth == 31 && plan.kernelWidth * plan.kernelHeight < 31 * 31;
     const bool asGeneric = direct == Path::Generic || paddedTo31;
@@ -115,7 +133,7 @@ class CudaConvolver final : public Convolver {
 public:
     CudaConvolver(ConvolvePlan plan, const KernelVariants& variants)
         : Convolver(std::move(plan)), variants_(variants), launch_(launchPlan(plan_, variants_)),
-          path_(choosePath(launch_)) {
+          path_(choosePath(launch_, variants_)) {
         int devices = 0;
         CUDAFILTERS_CHECK(cudaGetDeviceCount(&devices));
         if (devices == 0)
@@ -157,7 +175,8 @@ public:
         fft_.reset();
         preparedWidth_ = preparedHeight_ = -1;
         if (plan_.algorithm == ConvolveAlgorithm::Fft && path_ != Path::Copy && fftSupports(plan_)) requireCufft();
-        if (fftPath(plan_, launch_, width, height)) fft_ = std::make_unique<FftConvolution>(plan_, width, height);
+        if (fftPath(plan_, launch_, width, height, variants_))
+            fft_ = std::make_unique<FftConvolution>(plan_, width, height);
         preparedWidth_ = width;
         preparedHeight_ = height;
     }
@@ -181,8 +200,9 @@ public:
     bool retune(const ConvolvePlan& plan) override {
         if (!plan_.sameShape(plan)) return false;
         ConvolvePlan launch = launchPlan(plan, variants_);
-        if (!launch_.sameShape(launch) || choosePath(launch) != path_) return false;
-        if (preparedWidth_ >= 0 && fftPath(plan, launch, preparedWidth_, preparedHeight_) != bool(fft_)) return false;
+        if (!launch_.sameShape(launch) || choosePath(launch, variants_) != path_) return false;
+        if (preparedWidth_ >= 0 && fftPath(plan, launch, preparedWidth_, preparedHeight_, variants_) != bool(fft_))
+            return false;
         if ((path_ == Path::Generic || fft_) && !tapsEqual(launch)) return false;
         plan_ = plan;
         launch_ = std::move(launch);
@@ -204,8 +224,8 @@ private:
         const cuda_detail::ConvFrame f = cuda_detail::makeFrame(launch_, src, dst);
         switch (path_) {
         case Path::Direct:
-            cuda_detail::launchDirect(launch_.type, launch_.kernelWidth, int(launch_.kernels.size()), f, taps_.data(),
-                                      stream, variants_);
+            launchDirectBank(launch_.type, launch_.kernelWidth, int(launch_.kernels.size()), f, taps_.data(), stream,
+                             variants_);
             break;
         case Path::Separable:
             // u8 with K ≤ 7: the register-window kernel (KernelVariants::registerWindow).
@@ -273,8 +293,8 @@ private:
 
 const char* pathName(const ConvolvePlan& plan, int width, int height, const KernelVariants& variants) {
     const ConvolvePlan launch = launchPlan(plan, variants);
-    if (fftPath(plan, launch, width, height)) return "fft";
-    switch (choosePath(launch)) {
+    if (fftPath(plan, launch, width, height, variants)) return "fft";
+    switch (choosePath(launch, variants)) {
     case Path::Copy: return "copy";
     case Path::Direct: return "direct";
     case Path::Separable: return "separable";

@@ -48,8 +48,9 @@ int compiledSizeFor(int width, int height) {
 std::optional<ConvolvePlan> paddedToCompiledSize(const ConvolvePlan& plan) {
     const int w = plan.kernelWidth, h = plan.kernelHeight;
     const int size = compiledSizeFor(w, h);
-    if (size == 0 || (w == size && h == size) || plan.mode != ConvolveMode::Filter || plan.kernels.empty() ||
-        plan.kernels.size() > 2 || !std::isfinite(plan.borderValue))
+    const std::size_t bank = plan.kernels.size();
+    if (size == 0 || (w == size && h == size) || plan.mode != ConvolveMode::Filter || bank == 0 ||
+        bank > (plan.combine == Combine::Channels ? 4u : 2u) || !std::isfinite(plan.borderValue))
         return std::nullopt;
     // A separable plan whose row sums might overflow is padded as the full-rank plan it also is (its own size has no
     // compiled passes: it runs in the generic kernel, in the direct kernels' order).
