@@ -97,6 +97,28 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
         }
     }
 
+    if (toChannels) {
+        // Each kernel's results to its own output channel: staged in shared memory (the tile, read by every sum
+        // above, is free after the barrier), then stored row by row, consecutive threads on consecutive pixels. A
+        // thread's own run of PX pixels, one channel each, 8 rows a warp, touched a sector a sample.
+        T* staged = reinterpret_cast<T*>(tile);  // [BANK][TH][TW]
+        static_assert(std::size_t(BANK) * C::TH * C::TW * sizeof(T) <= C::SMEM);
+        __syncthreads();
+#pragma unroll
+        for (int b = 0; b < BANK; ++b)
+#pragma unroll
+            for (int j = 0; j < C::PY; ++j)
+#pragma unroll
+                for (int i = 0; i < C::PX; ++i)
+                    staged[(b * C::TH + ty + 8 * j) * C::TW + tx + i] = finish<T>(f, acc[b][j][i]);
+        __syncthreads();
+        for (int k = int(threadIdx.x); k < BANK * C::TH * C::TW; k += kBlockThreads) {
+            const int b = k / (C::TH * C::TW), y = y0 + k / C::TW % C::TH, x = x0 + k % C::TW;
+            if (y < f.height && x < f.width) dstRow<T>(f, y)[x * f.outChannels + b] = staged[k];
+        }
+        return;
+    }
+
     // One-channel 255-level frames: four samples per conversion pair (finishPixels).
     const bool bytesPacked = sizeof(T) == 1 && f.outChannels == 1 && plainBytes(f);
 #pragma unroll
@@ -104,15 +126,7 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
         const int y = y0 + ty + 8 * j;
         const int x = x0 + tx;
         if (y >= f.height || x >= f.width) continue;
-        if (toChannels) {
-#pragma unroll
-            for (int b = 0; b < BANK; ++b) {
-                T out[C::PX];
-#pragma unroll
-                for (int i = 0; i < C::PX; ++i) out[i] = finish<T>(f, acc[b][j][i]);
-                storeRun<T, C::PX>(f, x, y, b, out);
-            }
-        } else if (BANK == 1 && bytesPacked) {
+        if (BANK == 1 && bytesPacked) {
             const float (&run)[1][C::PX] = reinterpret_cast<const float (&)[1][C::PX]>(acc[0][j]);
             unsigned words[C::PX / 4];
             finishPixels<1, C::PX>(f, run, words);
