@@ -64,6 +64,9 @@ if step pipeline; then
     cuda='video/x-raw(memory:CUDAMemory)'
     res="videotestsrc num-buffers=1 pattern=snow ! video/x-raw,format=GRAY8,width=3840,height=2160 ! cudaconvolve preset=identity ! $cuda ! imagefreeze"
     sink='fakesink name=sink sync=false'
+    # output=channels: Sobel x, Sobel y, Laplacian (and a box) to the colour components.
+    edges3='-1 0 1; -2 0 2; -1 0 1 | -1 -2 -1; 0 0 0; 1 2 1 | 0 1 0; 1 -4 1; 0 1 0'
+    edges4="$edges3 | 1 1 1; 1 1 1; 1 1 1"
     timeout 240 $run env GST_PLUGIN_PATH=$PWD/build-payload/plugin GST_REGISTRY=/tmp/cudafilters-registry.bin \
         build-payload/bench/bench-pipeline --seconds ${PIPELINE_SECONDS:-2} --repeat 3 \
         --pipeline "$src ! identity ! $sink" \
@@ -77,6 +80,8 @@ if step pipeline; then
         --pipeline "$res ! cudaconvolve preset=gaussian size=21 ! $cuda ! $sink" \
         --pipeline "$res ! cudaconvolve preset=gaussian size=21 algorithm=fft ! $cuda ! $sink" \
         --pipeline "$res ! cudaconvolve preset=box size=4 ! $cuda ! $sink" \
+        --pipeline "$res ! cudaconvolve output=channels bias=128 kernel=\"$edges3\" ! $cuda,format=RGB ! $sink" \
+        --pipeline "$res ! cudaconvolve output=channels bias=128 kernel=\"$edges4\" ! $cuda,format=RGBA ! $sink" \
         >"$out/bench-pipeline.md" 2>"$out/bench-pipeline.err"
     echo "bench-pipeline: rc=$? ($((SECONDS - start)) s)"
     grep -E '^\|' "$out/bench-pipeline.md" | cut -c1-300
