@@ -375,8 +375,9 @@ bool runFft(const Options& opt, cudaStream_t s) {
 // (the default, padded_plan.hpp) against the same plan unpadded (the generic kernel, or the FFT where auto finds it
 // cheaper than that: what these sizes ran before) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
 // plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied), and banks of 3 and 4 random
-// kernels from GRAY8 to RGB and RGBA (output=channels: Combine::Channels; "unpadded" there: the generic kernel, the bank
-// not split into direct launches either); replicate border, 1080p and 4K.
+// kernels from GRAY8 to RGB and RGBA (output=channels: Combine::Channels) and a bank of 8 combined by max-abs (a compass
+// operator); "unpadded" there: the generic kernel (no bank in one direct launch, none split); replicate border, 1080p
+// and 4K.
 // Returns false when a result failed verification.
 bool runPadded(const Options& opt, cudaStream_t s) {
     bool ok = true;
@@ -407,6 +408,9 @@ bool runPadded(const Options& opt, cudaStream_t s) {
             bank3.combine = Combine::Channels;
             bank4 = bank3;
             bank4.kernels.push_back(randomKernel(k, 400 + k));
+            ConvolveDesc compass = full;  // 8 kernels, the largest response (a compass operator: Kirsch, Robinson)
+            for (int n = 1; n < 8; ++n) compass.kernels.push_back(randomKernel(k, 500 + 10 * n + k));
+            compass.combine = Combine::MaxAbs;
             struct Case {
                 std::string name;
                 ConvolvePlan plan;
@@ -424,6 +428,8 @@ bool runPadded(const Options& opt, cudaStream_t s) {
                 {"GRAY8 to RGB, 3 kernels", ConvolvePlan::make(bank3, SampleType::U8, 1), &gray, &grayHost, &rgbOut,
                  false},
                 {"GRAY8 to RGBA, 4 kernels", ConvolvePlan::make(bank4, SampleType::U8, 1), &gray, &grayHost, &rgbaOut,
+                 false},
+                {"GRAY8 8 kernels max-abs", ConvolvePlan::make(compass, SampleType::U8, 1), &gray, &grayHost, &grayOut,
                  false}};
             for (const Case& c : cases) {
                 std::vector<Plane>& in = *c.in;
@@ -433,7 +439,7 @@ bool runPadded(const Options& opt, cudaStream_t s) {
                 std::string paths[2];
                 for (int padded = 1; padded >= 0; --padded) {
                     cuda_detail::KernelVariants variants;
-                    variants.padSizes = variants.splitBanks = padded == 1;
+                    variants.padSizes = variants.splitBanks = variants.directBanks = padded == 1;
                     auto conv = cuda_detail::makeCudaConvolver(c.plan, variants);
                     conv->prepare(w, h);
                     auto launch = [&](int f) { conv->process(in[f].view, out.view, s); };

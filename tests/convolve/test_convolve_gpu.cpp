@@ -151,7 +151,7 @@ std::vector<Case> cases() {
                            k % 3 == 0});
         }
     }
-    // Banks 1:N:N: two kernels (compiled), three (generic), each combine.
+    // Banks 1:N:N: two kernels (compiled), three (compiled at K = 3 and 5, else generic), each combine.
     for (Combine c : {Combine::Magnitude, Combine::Sum, Combine::MaxAbs, Combine::Channels}) {
         const std::string cn = std::to_string(int(c));
         for (int k : {3, 5, 7}) {
@@ -339,12 +339,23 @@ TEST(CudaConvolver, ChoosesTheExpectedPath) {
         EXPECT_EQ(path(presetDesc(Preset::Gaussian, k | 1)), "separable") << k;
         EXPECT_EQ(path(presetDesc(Preset::Box, k), 3), "separable") << k;
     }
+    // Banks of 3 to 8 kernels: direct at K = 3 and 5 (padded 4 × 4 included), else generic unless written to their own
+    // channels (direct launches of at most two kernels).
     ConvolveDesc bank3 = kernelDesc(randomKernel(4, 4, 1, false), Border::Replicate);
     bank3.kernels.push_back(randomKernel(4, 4, 2, false));
     bank3.kernels.push_back(randomKernel(4, 4, 3, false));
-    EXPECT_EQ(path(bank3), "generic");
-    bank3.combine = Combine::Channels;  // written to three channels: direct launches of at most two kernels
     EXPECT_EQ(path(bank3), "direct");
+    ConvolveDesc bank3k7 = kernelDesc(randomKernel(7, 7, 1, false), Border::Replicate);
+    bank3k7.kernels.push_back(randomKernel(7, 7, 2, false));
+    bank3k7.kernels.push_back(randomKernel(7, 7, 3, false));
+    EXPECT_EQ(path(bank3k7), "generic");
+    bank3k7.combine = Combine::Channels;
+    EXPECT_EQ(path(bank3k7), "direct");
+    ConvolveDesc bank9 = kernelDesc(randomKernel(3, 3, 1, false), Border::Replicate);
+    for (int n = 2; n <= 9; ++n) bank9.kernels.push_back(randomKernel(3, 3, std::uint32_t(n), false));
+    EXPECT_EQ(path(bank9), "generic");
+    bank9.kernels.pop_back();
+    EXPECT_EQ(path(bank9), "direct");
 }
 #endif
 

@@ -130,14 +130,19 @@ TEST(PaddedPlan, WhereItDoesNotApply) {
     EXPECT_FALSE(padded(fullRank(33, 3, 1, Border::Replicate)));   // no compiled size holds it
     EXPECT_FALSE(padded(fullRank(2, 31, 1, Border::Replicate)));   // 961 taps for 62: the generic kernel
     EXPECT_TRUE(padded(fullRank(4, 31, 1, Border::Replicate)));    // 961 for 124
-    ConvolveDesc bank3 = fullRank(4, 4, 1, Border::Replicate);
-    bank3.kernels.push_back(randomKernel(4, 4, 2, false));
-    bank3.kernels.push_back(randomKernel(4, 4, 3, false));
-    EXPECT_FALSE(padded(bank3));  // three kernels combined into one sample: the generic kernel anyway
+    ConvolveDesc bank3 = fullRank(6, 6, 1, Border::Replicate);
+    bank3.kernels.push_back(randomKernel(6, 6, 2, false));
+    bank3.kernels.push_back(randomKernel(6, 6, 3, false));
+    EXPECT_FALSE(padded(bank3));  // three 7 × 7 kernels combined into one sample: the generic kernel anyway
     bank3.combine = Combine::Channels;  // ... but written to three channels: launches of at most two (splitBanks)
     EXPECT_TRUE(padded(bank3));
-    bank3.kernels.push_back(randomKernel(4, 4, 4, false));
+    bank3.kernels.push_back(randomKernel(6, 6, 4, false));
     EXPECT_TRUE(padded(bank3));  // four (combine=channels takes no more)
+    ConvolveDesc bank8 = fullRank(4, 4, 1, Border::Replicate);  // 5 × 5 banks of up to 8 in one direct launch
+    for (int n = 2; n <= 8; ++n) bank8.kernels.push_back(randomKernel(4, 4, std::uint32_t(n), false));
+    EXPECT_TRUE(padded(bank8));
+    bank8.kernels.push_back(randomKernel(4, 4, 9, false));
+    EXPECT_FALSE(padded(bank8));
     ConvolveDesc multi;
     multi.mode = ConvolveMode::MultiChannel;
     multi.outputs = 1;
@@ -290,6 +295,7 @@ TEST(PaddedSizes, ChannelBanksSameBytesAsTheGenericKernel) {
     cuda_detail::KernelVariants before;
     before.padSizes = false;
     before.splitBanks = false;
+    before.directBanks = false;
     std::uint32_t seed = 500;
     for (int bank : {3, 4})
         for (int size : {3, 4, 5, 9, 13, 31})
@@ -310,6 +316,42 @@ TEST(PaddedSizes, ChannelBanksSameBytesAsTheGenericKernel) {
                     src.fillRandom(seed);
                     auto generic = cuda_detail::makeCudaConvolver(plan, before);
                     const Difference diff = compareImages(runCuda(plan, src, seed % 3 == 0), runCuda(*generic, src));
+                    EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
+                }
+#endif
+}
+
+// Banks of 3 to 8 kernels at K = 3 and 5 (and 4 × 4, padded), each combine, in one direct launch: byte for byte the
+// generic kernel's (the same sums, combined in the same order), u8 of 1 and 3 channels and u16, every border.
+TEST(PaddedSizes, DirectBanksSameBytesAsTheGenericKernel) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    cuda_detail::KernelVariants before;
+    before.padSizes = false;
+    before.splitBanks = false;
+    before.directBanks = false;
+    std::uint32_t seed = 900;
+    for (int bank = 3; bank <= 8; ++bank)
+        for (int size : {3, 4, 5})
+            for (Combine combine : {Combine::Magnitude, Combine::Sum, Combine::MaxAbs})
+                for (SampleType type : {SampleType::U8, SampleType::U16}) {
+                    ++seed;
+                    const Border border = kBorders[seed % 5];
+                    const int channels = type == SampleType::U8 && seed % 2 ? 3 : 1;
+                    ConvolveDesc d = fullRank(size, size, seed, border, seed % 3 == 0);
+                    for (int n = 1; n < bank; ++n) d.kernels.push_back(randomKernel(size, size, seed + 10 * n, false));
+                    d.combine = combine;
+                    d.bias = combine == Combine::Sum ? 128 : 0;
+                    const ConvolvePlan plan = ConvolvePlan::make(d, type, channels);
+                    const std::string what = std::to_string(bank) + " kernels " + shapeName(size, size) + " combine " +
+                                             std::to_string(int(combine)) + " border " + std::to_string(int(border)) +
+                                             " x" + std::to_string(channels) + " " + sampleTypeName(type);
+                    ASSERT_EQ(cudaPath(plan), "direct") << what;
+                    ASSERT_EQ(cudaPath(plan, 0, 0, before), "generic") << what;
+                    HostImage src(seed % 4 == 0 ? 7 : 203, seed % 4 == 0 ? 3 : 77, channels, type);
+                    src.fillRandom(seed);
+                    auto generic = cuda_detail::makeCudaConvolver(plan, before);
+                    const Difference diff = compareImages(runCuda(plan, src, seed % 3 == 1), runCuda(*generic, src));
                     EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
                 }
 #endif

@@ -19,7 +19,7 @@ namespace cudafilters::cuda_detail {
 
 template <int K, int BANK> struct DirectConfig {
     static constexpr int PX = 8;
-    static constexpr int PY = (K <= 9 ? 2 : 4) / BANK;
+    static constexpr int PY = maxOf((K <= 9 ? 2 : 4) / BANK, 1);
     static constexpr int WX = 4, WY = 2;  // warps per block in x and y
     static constexpr int TW = WX * 4 * PX;
     static constexpr int TH = WY * 8 * PY;
@@ -30,7 +30,10 @@ template <int K, int BANK> struct DirectConfig {
     static constexpr int ROWS = TH + K - 1;
     static constexpr int COLS4 = TW + 2 * RA;
     static constexpr int S = roundUpStride(maxOf(COLS4, TW - PX + 4 * NV));
-    static constexpr std::size_t SMEM = std::size_t(ROWS) * S * sizeof(float);
+    // Banks written to their own output channels (at most 4) stage their results in the same shared memory.
+    static constexpr std::size_t STAGED = BANK <= 4 ? std::size_t(BANK) * TH * TW * sizeof(std::uint16_t) : 0;
+    static constexpr std::size_t TILE = std::size_t(ROWS) * S * sizeof(float);
+    static constexpr std::size_t SMEM = TILE > STAGED ? TILE : STAGED;
     static_assert(WX * WY * 32 == kBlockThreads);
 };
 
@@ -97,12 +100,12 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
         }
     }
 
-    if (toChannels) {
+    if (BANK <= 4 && toChannels) {
         // Each kernel's results to its own output channel: staged in shared memory (the tile, read by every sum
         // above, is free after the barrier), then stored row by row, consecutive threads on consecutive pixels. A
         // thread's own run of PX pixels, one channel each, 8 rows a warp, touched a sector a sample.
         T* staged = reinterpret_cast<T*>(tile);  // [BANK][TH][TW]
-        static_assert(std::size_t(BANK) * C::TH * C::TW * sizeof(T) <= C::SMEM);
+        static_assert(BANK > 4 || std::size_t(BANK) * C::TH * C::TW * sizeof(T) <= C::SMEM);
         __syncthreads();
 #pragma unroll
         for (int b = 0; b < BANK; ++b)
@@ -175,10 +178,30 @@ bool launchDirectBank(int k, const ConvFrame& frame, const float* taps, cudaStre
     }
 }
 
+// Banks of 3 to 8 kernels at K = 3 and 5 (directBankSupported: compass operators such as Kirsch's and Robinson's,
+// output=channels).
+template <typename T, int BANK>
+bool launchDirectSmallBank(int k, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    switch (k) {
+    case 3: launchDirectT<T, 3, BANK>(frame, taps, stream); return true;
+    case 5: launchDirectT<T, 5, BANK>(frame, taps, stream); return true;
+    default: return false;
+    }
+}
+
 template <typename T> bool launchDirectTyped(int k, int bank, const ConvFrame& frame, const float* taps,
                                              cudaStream_t stream) {
-    return bank == 1 ? launchDirectBank<T, 1>(k, frame, taps, stream)
-                     : bank == 2 && launchDirectBank<T, 2>(k, frame, taps, stream);
+    switch (bank) {
+    case 1: return launchDirectBank<T, 1>(k, frame, taps, stream);
+    case 2: return launchDirectBank<T, 2>(k, frame, taps, stream);
+    case 3: return launchDirectSmallBank<T, 3>(k, frame, taps, stream);
+    case 4: return launchDirectSmallBank<T, 4>(k, frame, taps, stream);
+    case 5: return launchDirectSmallBank<T, 5>(k, frame, taps, stream);
+    case 6: return launchDirectSmallBank<T, 6>(k, frame, taps, stream);
+    case 7: return launchDirectSmallBank<T, 7>(k, frame, taps, stream);
+    case 8: return launchDirectSmallBank<T, 8>(k, frame, taps, stream);
+    default: return false;
+    }
 }
 
 }  // namespace cudafilters::cuda_detail

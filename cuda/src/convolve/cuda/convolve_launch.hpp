@@ -45,6 +45,8 @@ ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageV
 
 // Square odd sizes with a compiled direct / separable kernel.
 bool directSizeSupported(int k);
+// Banks the direct kernels sum in one launch: one or two kernels at every compiled size, up to 8 at K = 3 and 5.
+bool directBankSupported(int k, int bank);
 
 // Which kernel variant a launch takes where several are compiled. Chosen per CudaConvolver (the defaults are the
 // measured best, see the kernels' comments); tests and the benchmark ask for one explicitly.
@@ -110,6 +112,9 @@ struct KernelVariants {
     // Banks of three or four kernels written to their own output channels (output=channels: Combine::Channels) as
     // direct launches of at most two kernels each; false: the generic kernel.
     bool splitBanks = true;
+    // Banks of 3 to 8 kernels at K = 3 and 5 in one direct launch (directBankSupported); false: the generic kernel
+    // (or, written to their own channels, split launches under splitBanks).
+    bool directBanks = true;
 };
 constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 12;

@@ -21,6 +21,10 @@ namespace cuda_detail {
 
 bool directSizeSupported(int k) { return k == 3 || k == 5 || k == 7 || k == 9 || k == 15 || k == 31; }
 
+bool directBankSupported(int k, int bank) {
+    return directSizeSupported(k) && bank >= 1 && (bank <= 2 || (bank <= 8 && k <= 5));
+}
+
 ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst) {
     ConvFrame f;
     f.src = static_cast<const unsigned char*>(src.data);
@@ -72,8 +76,9 @@ bool overlaps(const ImageView& a, const ImageView& b) {
 
 enum class Path { Copy, Direct, Separable, Generic };
 
-// Banks of three or four kernels written to their own output channels run as direct launches of at most two kernels
-// (KernelVariants::splitBanks; launchDirectBank).
+// Banks the direct kernels take in one launch (directBankSupported), and where they do not, banks of three or four
+// kernels written to their own output channels as direct launches of at most two kernels (KernelVariants::splitBanks;
+// launchDirectSplit).
 Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
     if (plan.isIdentity()) return Path::Copy;
     const bool square = plan.kernelWidth == plan.kernelHeight;
@@ -82,17 +87,19 @@ Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
     if (plan.separable && plan.kernels.size() == 1 && plan.combine != Combine::Channels &&
         int(plan.row.size()) == plan.kernelWidth && int(plan.column.size()) == plan.kernelHeight)
         return Path::Separable;
-    if (plan.kernels.size() <= 2) return Path::Direct;
-    if (variants.splitBanks && plan.combine == Combine::Channels && plan.kernels.size() <= 4) return Path::Direct;
+    const int bank = int(plan.kernels.size());
+    if (bank <= 2 || (variants.directBanks && directBankSupported(plan.kernelWidth, bank))) return Path::Direct;
+    if (variants.splitBanks && plan.combine == Combine::Channels && bank <= 4) return Path::Direct;
     return Path::Generic;
 }
 
-// A direct plan's frame: one launch for one or two kernels; a bank of kernels written to their own output channels
-// (Combine::Channels) in launches of at most two, each writing its channels from its first one on (the destination
-// moved on by that many samples): the same sums as one launch would make.
-void launchDirectBank(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                      const KernelVariants& variants) {
-    if (bank <= 2) return launchDirect(type, k, bank, frame, taps, stream, variants);
+// A direct plan's frame: one launch where the direct kernels take the bank; else a bank of kernels written to their
+// own output channels (Combine::Channels) in launches of at most two, each writing its channels from its first one on
+// (the destination moved on by that many samples): the same sums as one launch would make.
+void launchDirectSplit(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
+                       const KernelVariants& variants) {
+    if (bank <= 2 || (variants.directBanks && directBankSupported(k, bank)))
+        return launchDirect(type, k, bank, frame, taps, stream, variants);
     for (int first = 0; first < bank; first += 2) {
         ConvFrame part = frame;
         part.dst += std::size_t(first) * sampleSize(type);
@@ -224,8 +231,8 @@ private:
         const cuda_detail::ConvFrame f = cuda_detail::makeFrame(launch_, src, dst);
         switch (path_) {
         case Path::Direct:
-            launchDirectBank(launch_.type, launch_.kernelWidth, int(launch_.kernels.size()), f, taps_.data(), stream,
-                             variants_);
+            launchDirectSplit(launch_.type, launch_.kernelWidth, int(launch_.kernels.size()), f, taps_.data(), stream,
+                              variants_);
             break;
         case Path::Separable:
             // u8 with K ≤ 7: the register-window kernel (KernelVariants::registerWindow).

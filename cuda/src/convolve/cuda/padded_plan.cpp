@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "padded_plan.hpp"
 
+#include "convolve_launch.hpp"
+
 #include <cudafilters/convolve_arithmetic.hpp>
 
 #include <algorithm>
@@ -50,7 +52,8 @@ std::optional<ConvolvePlan> paddedToCompiledSize(const ConvolvePlan& plan) {
     const int size = compiledSizeFor(w, h);
     const std::size_t bank = plan.kernels.size();
     if (size == 0 || (w == size && h == size) || plan.mode != ConvolveMode::Filter || bank == 0 ||
-        bank > (plan.combine == Combine::Channels ? 4u : 2u) || !std::isfinite(plan.borderValue))
+        !(bank <= 2 || (plan.combine == Combine::Channels && bank <= 4) || directBankSupported(size, int(bank))) ||
+        !std::isfinite(plan.borderValue))
         return std::nullopt;
     // A separable plan whose row sums might overflow is padded as the full-rank plan it also is (its own size has no
     // compiled passes: it runs in the generic kernel, in the direct kernels' order).

@@ -20,7 +20,8 @@ namespace cudafilters::cuda_detail {
 int compiledSizeFor(int width, int height);
 
 // The plan padded to compiledSizeFor its kernels, where padding applies: a filter-mode plan of one or two kernels (up
-// to four written to their own output channels) whose size has no compiled kernel of its own; a separable plan whenever it fits (2 S multiply-adds a sample against
+// to four written to their own output channels, up to eight padded to 3 × 3 or 5 × 5: directBankSupported) whose
+// size has no compiled kernel of its own; a separable plan whenever it fits (2 S multiply-adds a sample against
 // width × height in the generic kernel), a full-rank one where the padded area is at most kMaxPaddedArea times the
 // kernel's. Otherwise nothing (the plan runs as it is).
 std::optional<ConvolvePlan> paddedToCompiledSize(const ConvolvePlan& plan);
