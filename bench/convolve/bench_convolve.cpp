@@ -371,13 +371,13 @@ bool runFft(const Options& opt, cudaStream_t s) {
     return ok;
 }
 
-// Kernel sizes without compiled kernels (default K = 4, 11, 13, 21, 25, and 3 and 5 for the banks; or --ks): padded to the next compiled size
-// (the default, padded_plan.hpp) against the same plan unpadded (the generic kernel, or the FFT where auto finds it
-// cheaper than that: what these sizes ran before) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
-// plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied), and banks of 3 and 4 random
-// kernels from GRAY8 to RGB and RGBA (output=channels: Combine::Channels) and a bank of 8 combined by max-abs (a compass
-// operator); "unpadded" there: the generic kernel (no bank in one direct launch, none split); replicate border, 1080p
-// and 4K.
+// Kernel sizes without compiled kernels (default K = 3, 4, 5, 11, 13, 21, 25, or --ks) and banks the direct kernels
+// did not take: padded to the next compiled size and banks in direct launches (the defaults: padded_plan.hpp,
+// KernelVariants::splitBanks and directBanks) against the same plan without (the generic kernel, or the FFT where auto
+// finds it cheaper than that: what these ran before) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
+// plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied), banks of 3 and 4 random kernels
+// from GRAY8 to RGB and RGBA (output=channels: Combine::Channels) and a bank of 8 combined by max-abs (a compass
+// operator); replicate border, 1080p and 4K.
 // Returns false when a result failed verification.
 bool runPadded(const Options& opt, cudaStream_t s) {
     bool ok = true;

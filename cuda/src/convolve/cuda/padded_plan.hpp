@@ -5,11 +5,11 @@
 // kept, so that a 13 × 13 Gaussian takes the K = 15 passes instead of summing 169 taps a sample in the generic kernel.
 //
 // The padded plan gives the same bytes as the unpadded one summed in the same order. Every kernel adds its taps'
-// products into running float sums; a zero tap's product is ±0, which leaves a sum as it was but for the sign of a zero sum, and
-// a zero of either sign rounds, biases and saturates alike. That holds while every value a zero tap meets is finite:
-// source samples always are, the constant border value is unless it overflowed float, and a separable plan's
-// intermediate rows (row sums, met by the column's zero taps) are unless the row's taps can overflow them. Plans where
-// one of these may not hold are not padded.
+// products into running float sums; a zero tap's product is ±0, which leaves a sum as it was but for the sign of a
+// zero sum, and a zero of either sign rounds, biases and saturates alike. That holds while every value a zero tap meets
+// is finite: source samples always are, the constant border value is unless it overflowed float, and a separable
+// plan's intermediate rows (row sums, met by the column's zero taps) are unless the row's taps can overflow them. Plans
+// where one of these may not hold are not padded.
 #include <cudafilters/convolve.hpp>
 
 #include <optional>
