@@ -165,28 +165,25 @@ void launchDirectT(const ConvFrame& frame, const float* taps, cudaStream_t strea
     CUDAFILTERS_CHECK_LAUNCH("directKernel");
 }
 
+// Banks of one or two kernels at every compiled size; of 3 to 8 at K = 3 and 5 only (directBankSupported: compass
+// operators such as Kirsch's and Robinson's, output=channels).
 template <typename T, int BANK>
 bool launchDirectBank(int k, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
     switch (k) {
     case 3: launchDirectT<T, 3, BANK>(frame, taps, stream); return true;
     case 5: launchDirectT<T, 5, BANK>(frame, taps, stream); return true;
-    case 7: launchDirectT<T, 7, BANK>(frame, taps, stream); return true;
-    case 9: launchDirectT<T, 9, BANK>(frame, taps, stream); return true;
-    case 15: launchDirectT<T, 15, BANK>(frame, taps, stream); return true;
-    case 31: launchDirectT<T, 31, BANK>(frame, taps, stream); return true;
-    default: return false;
+    default: break;
     }
-}
-
-// Banks of 3 to 8 kernels at K = 3 and 5 (directBankSupported: compass operators such as Kirsch's and Robinson's,
-// output=channels).
-template <typename T, int BANK>
-bool launchDirectSmallBank(int k, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
-    switch (k) {
-    case 3: launchDirectT<T, 3, BANK>(frame, taps, stream); return true;
-    case 5: launchDirectT<T, 5, BANK>(frame, taps, stream); return true;
-    default: return false;
+    if constexpr (BANK <= 2) {
+        switch (k) {
+        case 7: launchDirectT<T, 7, BANK>(frame, taps, stream); return true;
+        case 9: launchDirectT<T, 9, BANK>(frame, taps, stream); return true;
+        case 15: launchDirectT<T, 15, BANK>(frame, taps, stream); return true;
+        case 31: launchDirectT<T, 31, BANK>(frame, taps, stream); return true;
+        default: break;
+        }
     }
+    return false;
 }
 
 template <typename T> bool launchDirectTyped(int k, int bank, const ConvFrame& frame, const float* taps,
@@ -194,12 +191,12 @@ template <typename T> bool launchDirectTyped(int k, int bank, const ConvFrame& f
     switch (bank) {
     case 1: return launchDirectBank<T, 1>(k, frame, taps, stream);
     case 2: return launchDirectBank<T, 2>(k, frame, taps, stream);
-    case 3: return launchDirectSmallBank<T, 3>(k, frame, taps, stream);
-    case 4: return launchDirectSmallBank<T, 4>(k, frame, taps, stream);
-    case 5: return launchDirectSmallBank<T, 5>(k, frame, taps, stream);
-    case 6: return launchDirectSmallBank<T, 6>(k, frame, taps, stream);
-    case 7: return launchDirectSmallBank<T, 7>(k, frame, taps, stream);
-    case 8: return launchDirectSmallBank<T, 8>(k, frame, taps, stream);
+    case 3: return launchDirectBank<T, 3>(k, frame, taps, stream);
+    case 4: return launchDirectBank<T, 4>(k, frame, taps, stream);
+    case 5: return launchDirectBank<T, 5>(k, frame, taps, stream);
+    case 6: return launchDirectBank<T, 6>(k, frame, taps, stream);
+    case 7: return launchDirectBank<T, 7>(k, frame, taps, stream);
+    case 8: return launchDirectBank<T, 8>(k, frame, taps, stream);
     default: return false;
     }
 }

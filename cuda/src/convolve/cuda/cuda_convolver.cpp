@@ -76,9 +76,14 @@ bool overlaps(const ImageView& a, const ImageView& b) {
 
 enum class Path { Copy, Direct, Separable, Generic };
 
-// Banks the direct kernels take in one launch (directBankSupported), and where they do not, banks of three or four
-// kernels written to their own output channels as direct launches of at most two kernels (KernelVariants::splitBanks;
-// launchDirectSplit).
+// Whether the direct kernels take a bank of k × k kernels in one launch (directBankSupported, under
+// KernelVariants::directBanks for more than two).
+bool oneDirectLaunch(int k, int bank, const KernelVariants& variants) {
+    return bank <= 2 || (variants.directBanks && directBankSupported(k, bank));
+}
+
+// Banks the direct kernels take in one launch, and where they do not, banks of three or four kernels written to their
+// own output channels as direct launches of at most two kernels (KernelVariants::splitBanks; launchDirectSplit).
 Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
     if (plan.isIdentity()) return Path::Copy;
     const bool square = plan.kernelWidth == plan.kernelHeight;
@@ -88,7 +93,7 @@ Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
         int(plan.row.size()) == plan.kernelWidth && int(plan.column.size()) == plan.kernelHeight)
         return Path::Separable;
     const int bank = int(plan.kernels.size());
-    if (bank <= 2 || (variants.directBanks && directBankSupported(plan.kernelWidth, bank))) return Path::Direct;
+    if (oneDirectLaunch(plan.kernelWidth, bank, variants)) return Path::Direct;
     if (variants.splitBanks && plan.combine == Combine::Channels && bank <= 4) return Path::Direct;
     return Path::Generic;
 }
@@ -98,8 +103,7 @@ Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
 // (the destination moved on by that many samples): the same sums as one launch would make.
 void launchDirectSplit(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                        const KernelVariants& variants) {
-    if (bank <= 2 || (variants.directBanks && directBankSupported(k, bank)))
-        return launchDirect(type, k, bank, frame, taps, stream, variants);
+    if (oneDirectLaunch(k, bank, variants)) return launchDirect(type, k, bank, frame, taps, stream, variants);
     for (int first = 0; first < bank; first += 2) {
         ConvFrame part = frame;
         part.dst += std::size_t(first) * sampleSize(type);

@@ -42,8 +42,8 @@ bool rowSumsFinite(const ConvolvePlan& plan) {
 }  // namespace
 
 int compiledSizeFor(int width, int height) {
-    for (int k : {3, 5, 7, 9, 15, 31})
-        if (width <= k && height <= k) return k;
+    for (int k = std::max(width, height); k <= 31; ++k)
+        if (directSizeSupported(k)) return k;
     return 0;
 }
 
