@@ -122,6 +122,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const int t = int(threadIdx.x);
     constexpr unsigned kAll = (1u << C) - 1u;
     const unsigned copied = f.copy & ~f.mask & kAll;  // the others are filtered (separableBytesApplies)
+    static_assert(SKIP < 0 || C == 4);
 
     // Row pass: this thread's row of each chunk (its lane) and run (its warp): the 8 threads of a quarter warp take
     // 8 consecutive rows of one run, so their 16-byte shared accesses fall on distinct banks (the sample-by-sample
@@ -129,7 +130,8 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const int runRow = t % 32, run = t / 32;
     const int runChannel = run % C, runPixel = Cfg::PX * (run / C);
     const int runWord = runPixel * C / 16;  // first staged word of the run's window
-    const bool runCopies = C > 1 && ((copied >> runChannel) & 1u);  // one channel is filtered (separableBytesApplies)
+    const bool runCopies =  // one channel is filtered (separableBytesApplies)
+        SKIP >= 0 ? runChannel == SKIP : C > 1 && ((copied >> runChannel) & 1u);
     // Byte permutes picking byte k + runChannel of a word as a float's low byte (byteAsFloat's selector).
     unsigned pick[4];
 #pragma unroll
@@ -216,9 +218,16 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const bool columnInside = colByte + 4 <= rowBytes;
     std::uint8_t* const columnDst = f.dst + colByte;
     const std::size_t dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableBytesApplies)
+    // SKIP: the launcher's instances copy exactly that channel, and a thread's 4 samples are one pixel; known at compile
+    // time, the copy is one shared load a row. Tested bit by bit at run time it took about 60 of the RGBA column pass's
+    // 333 instructions at K = 15, the flags reloaded from constant memory every row (H100, twenty-seventh session).
     unsigned copiedSamples = 0;
+    if constexpr (SKIP >= 0) {
+        copiedSamples = 1u << SKIP;
+    } else {
 #pragma unroll
-    for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> ((4 * quad + k) % C)) & 1u) << k;
+        for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> ((4 * quad + k) % C)) & 1u) << k;
+    }
 
     // Row pass of the chunk's `rows` intermediate rows from staged[buffer] into the ring from this thread's `slot`.
     auto rowPass = [&](int buffer, int rows, int slot) {
