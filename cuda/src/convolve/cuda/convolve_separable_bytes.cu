@@ -105,6 +105,21 @@ template <int K> struct BytesParams {
     unsigned borderWord;  // Border::Constant: borderValue (a byte) in every byte
 };
 
+// The channel a row-pass lane takes: the warp's `first` turned by the lane's quarter of the warp, among the channels
+// other than SKIP when first is not SKIP (SKIP's warps copy it whole). Every warp of a pixel run gives each row every
+// channel once.
+template <int C, int SKIP> __device__ __forceinline__ int laneChannel(int first, int quarter) {
+    if constexpr (C == 1) {
+        return 0;
+    } else if constexpr (SKIP >= 0) {
+        if (first == SKIP) return SKIP;
+        const int filtered = (first - (first > SKIP) + quarter) % (C - 1);
+        return filtered + (filtered >= SKIP);
+    } else {
+        return (first + quarter) % C;
+    }
+}
+
 // SKIP (4 channels): a channel copied unfiltered whose column sums are not computed at all (-1: none; the copied
 // channels are then summed and replaced).
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1, bool OVERLAP = false>
@@ -125,10 +140,12 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     static_assert(SKIP < 0 || C == 4);
 
     // Row pass: this thread's row of each chunk (its lane) and run (its warp): the 8 threads of a quarter warp take
-    // 8 consecutive rows of one run, so their 16-byte shared accesses fall on distinct banks (the sample-by-sample
-    // stores of 2 to 4 channels meet 4-way conflicts).
+    // 8 consecutive rows of one run, so their 16-byte shared accesses fall on distinct banks. With 2 to 4 channels the
+    // warp's quarters take different channels of the run's pixels (the channel turning by one a quarter, among the
+    // filtered ones under SKIP), so that the sample-by-sample stores of a quarter fall on other banks than the next
+    // quarter's: 2-way conflicts at most (none for 4 channels filtered) where one channel a warp met 4-way ones.
     const int runRow = t % 32, run = t / 32;
-    const int runChannel = run % C, runPixel = Cfg::PX * (run / C);
+    const int runChannel = laneChannel<C, SKIP>(run % C, runRow / 8), runPixel = Cfg::PX * (run / C);
     const int runWord = runPixel * C / 16;  // first staged word of the run's window
     const bool runCopies =  // one channel is filtered (separableBytesApplies)
         SKIP >= 0 ? runChannel == SKIP : C > 1 && ((copied >> runChannel) & 1u);
