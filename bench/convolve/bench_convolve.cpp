@@ -656,9 +656,9 @@ int main(int argc, char** argv) {
                 return ConvolvePlan::make(desc, SampleType::U8, channels);
             };
             ConvolvePlan sepPlan = gaussianPlan(1);
-            if (k >= 7) {  // the tilings from K = 15, the streaming kernel (3, 4) from K = 7
+            if (k >= 7) {  // the tilings from K = 15, the streaming kernel (3, 4) from K = 7, the u8 one (6 …) from 9
                 for (int v = k >= 15 ? 0 : 3; v < cuda_detail::kSeparableVariants; ++v) {
-                    if (v == 5 || (v >= 6 && k < 15)) continue;  // 5 is the default, below; 6 from K = 15
+                    if (v == 5 || (v >= 6 && k < 9)) continue;  // 5 is the default, below
                     cuda_detail::KernelVariants variants;
                     variants.separable = v;
                     run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);
@@ -755,7 +755,7 @@ int main(int argc, char** argv) {
                 }
                 // The streaming separable kernels (one grid for every channel).
                 for (int v : {3, 4, 6, 7, 8, 9, 10, 11}) {
-                    if (k < 7 || (v >= 6 && k < 15)) break;
+                    if (k < 7 || (v >= 6 && k < 9)) break;
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = 2;
                     variants.separable = v;
@@ -781,9 +781,14 @@ int main(int argc, char** argv) {
                             pairOut, window);
                     }
                     run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
-                } else if (k >= 15) {  // the streaming kernel (two waves), then the default
+                } else if (k >= 9) {  // the streaming kernel (two waves), then the default
                     const ConvolvePlan uvPlan = gaussianPlan(2);
                     cuda_detail::KernelVariants before;
+                    if (k == 9) {  // the default before the u8 streaming kernel took K = 9
+                        cuda_detail::KernelVariants interleaved;
+                        interleaved.interleaved = 3;
+                        run("2-channel gaussian interleaved separable", uvPlan, pair, pairHost, pairOut, interleaved);
+                    }
                     before.separable = 4;
                     run("2-channel gaussian streaming separable variant 4", uvPlan, pair, pairHost, pairOut, before);
                     for (int v : {6, 7, 8, 9, 10, 11}) {
@@ -793,22 +798,26 @@ int main(int argc, char** argv) {
                     }
                     run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
                 }
-                // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 15):
-                // up to K = 5 the interleaved direct kernel on the full taps, from K = 15 the per-channel tile kernel.
-                if (k <= 5 || k >= 15) {
+                // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 9):
+                // up to K = 5 the interleaved direct kernel on the full taps, at K = 9 the interleaved separable
+                // kernel, from K = 15 the per-channel tile kernel.
+                if (k <= 5 || k >= 9) {
                     const ConvolvePlan rgbPlan = gaussianPlan(3);
                     cuda_detail::KernelVariants before;
                     before.registerWindow = -1;
+                    if (k == 9) before.interleaved = 3;
                     if (k >= 15) before.interleaved = before.separable = 2;
-                    run(k <= 5 ? "RGB gaussian interleaved direct" : "RGB gaussian per-channel separable", rgbPlan,
-                        rgb, rgbHost, rgbOut, before);
+                    run(k <= 5   ? "RGB gaussian interleaved direct"
+                        : k == 9 ? "RGB gaussian interleaved separable"
+                                 : "RGB gaussian per-channel separable",
+                        rgbPlan, rgb, rgbHost, rgbOut, before);
                     for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
                         cuda_detail::KernelVariants window;
                         window.registerWindow = v;
                         run("RGB gaussian register-window variant " + std::to_string(v), rgbPlan, rgb, rgbHost, rgbOut,
                             window);
                     }
-                    if (k >= 15) {  // the streaming kernel (two waves)
+                    if (k >= 9) {  // the streaming kernel (two waves)
                         cuda_detail::KernelVariants stream;
                         for (int v : {4, 6, 7, 8, 9, 10, 11}) {
                             stream.separable = v;

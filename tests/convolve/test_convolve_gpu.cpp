@@ -1050,7 +1050,7 @@ TEST(SeparableBytes, PitchesFrom4GiBTakeOtherKernels) {
 // last copied), packed RGB (a channel copied too), frames narrower than a strip, widths not a multiple of 4, frames of
 // K rows or fewer, many strips and segments (chunks cut short by the segment's end), destination rows aligned to 4
 // bytes only; and within 1 of the reference. The default launches it (its name in the captured launch). Source rows
-// not 16-byte aligned, destinations not 4-byte aligned, sizes other than 15 and 31, 16-bit samples, a channel neither
+// not 16-byte aligned, destinations not 4-byte aligned, sizes other than 9, 15 and 31, 16-bit samples, a channel neither
 // filtered nor copied and a Border::Constant value that is not a byte are not taken.
 TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     SKIP_WITHOUT_DEVICE();
@@ -1095,7 +1095,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
         {1920, 1100, 4, Border::Wrap, false, 0xB, 0x4},
         {1280, 1500, 3, Border::Replicate, false, 0x5, 0x2},
     };
-    for (int k : {15, 31})
+    for (int k : {9, 15, 31})
         for (const Shape& c : shapes) {
             ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
             d.border = c.border;
@@ -1154,7 +1154,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     const std::string oddKernels = defaultKernels(cuda_detail::makeFrame(plan, odd.view, dstAligned.view));
     EXPECT_EQ(oddKernels.find("separableBytesKernel"), std::string::npos) << oddKernels;
     EXPECT_FALSE(oddKernels.empty());
-    for (int k : {7, 9, 13}) EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, good)) << k;
+    for (int k : {3, 5, 7, 13}) EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, good)) << k;
     EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U16, 15, good));
     cuda_detail::ConvFrame constant = good;
     constant.border = Border::Constant;
@@ -1209,8 +1209,8 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 }
 
 // Two to four channels: BytesChoice::Best takes one barrier a chunk (OVERLAP) where it measured faster
-// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 to 4 Mpixel and at K = 31 from 4 Mpixel), two there;
-// the instance is read back from a captured launch.
+// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 to 4 Mpixel, at K = 9 from 1.5 Mpixel and at K = 31
+// from 4 Mpixel), two there; the instance is read back from a captured launch.
 TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1224,7 +1224,9 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
                           Case{15, 3, 1920, 1080, false, 4}, Case{15, 3, 3840, 2160, true, 3},
                           Case{31, 3, 1280, 720, true, 3}, Case{31, 3, 1920, 1080, true, 3},
                           Case{31, 3, 3840, 2160, false, 4}, Case{15, 4, 1920, 1080, true, 3},
-                          Case{31, 4, 1920, 1080, true, 3}}) {
+                          Case{31, 4, 1920, 1080, true, 3}, Case{9, 2, 1920, 1080, true, 3},
+                          Case{9, 3, 1280, 720, true, 3}, Case{9, 3, 1920, 1080, false, 4},
+                          Case{9, 3, 3840, 2160, false, 4}, Case{9, 4, 3840, 2160, true, 3}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
@@ -1240,8 +1242,8 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
 }
 
 // Two to four channels: BytesChoice::Best sizes the segments for one wave of resident blocks (every block resident at
-// once), but packed RGB at K = 15 from 4 Mpixel for two; Other the reverse. The grid is read back from a captured
-// launch.
+// once), but packed RGB at K = 15 and 2 to 4 channels at K = 9 from 4 Mpixel for two; Other the reverse. The grid is
+// read back from a captured launch.
 TEST(SeparableBytes, ColourSegmentsForOneWave) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1252,7 +1254,8 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
     for (const Case& c : {Case{31, 4, 3840, 2160, false}, Case{15, 4, 1920, 1080, false},
                           Case{31, 2, 3840, 2160, false}, Case{15, 2, 3840, 2160, false},
                           Case{31, 3, 3840, 2160, false}, Case{15, 3, 1920, 1080, false},
-                          Case{15, 3, 3840, 2160, true}}) {
+                          Case{15, 3, 3840, 2160, true}, Case{9, 2, 3840, 2160, true}, Case{9, 3, 3840, 2160, true},
+                          Case{9, 4, 3840, 2160, true}, Case{9, 4, 1920, 1080, false}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
@@ -1276,7 +1279,8 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
 }
 
 // One channel (the instance's MIN_BLOCKS and OVERLAP, read back from a captured launch): BytesChoice::Best takes one
-// barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel and at K = 31 below 4 Mpixel, else two with 4
+// barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel, at K = 9 from 4 Mpixel and at K = 31 below 4
+// Mpixel, else two with 4
 // blocks per SM; Other two barriers with the other number of blocks per SM (3 at K = 15 from 1.5 Mpixel, else 4:
 // Best's before the nineteenth session, and the reverse); TwoBarriers two barriers with the blocks Other does not
 // take; OneBarrier one barrier everywhere.
@@ -1290,7 +1294,7 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
     };
     for (const Case& c : {Case{15, 1280, 720, false, 4}, Case{15, 1224, 1224, false, 4}, Case{15, 1225, 1225, true, 3},
                           Case{15, 1920, 1080, true, 3}, Case{31, 1280, 720, true, 4}, Case{31, 1920, 1080, true, 4},
-                          Case{31, 2000, 2000, false, 4}}) {
+                          Case{31, 2000, 2000, false, 4}, Case{9, 1920, 1080, false, 4}, Case{9, 3840, 2160, true, 4}}) {
         const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, 1);
         DevicePlane src(c.w, c.h, 1, SampleType::U8, false), dst(c.w, c.h, 1, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
@@ -1308,6 +1312,42 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
             const bool found = holdsBytesInstance(all, c.k, 1, false, blocks, -1, overlap);
             EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " choice " << int(choice) << ": " << all;
         }
+    }
+#endif
+}
+
+// Gaussian 9 × 9 on u8 frames of 1 to 4 channels: the convolver takes the streaming kernel (ahead of the interleaved
+// separable kernel, which KernelVariants::interleaved 3 still takes), with the same bytes as that kernel.
+TEST(SeparableBytes, TakesNineAheadOfTheInterleavedKernel) {
+    SKIP_WITHOUT_DEVICE();
+#ifdef CUDAFILTERS_HAVE_CUDA
+    for (int channels : {1, 2, 3, 4}) {
+        ConvolveDesc d = presetDesc(Preset::Gaussian, 9, 2.1);
+        if (channels == 4) d.channelMask = 0x7;  // alpha copied
+        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, channels);
+        HostImage input(643, 211, channels, SampleType::U8);
+        input.fillRandom(channels + 90);
+        DevicePlane src(643, 211, channels, SampleType::U8, false);
+        src.upload(input);
+        std::vector<HostImage> outs;
+        for (int interleaved : {0, 3}) {
+            cuda_detail::KernelVariants variants;
+            variants.interleaved = interleaved;
+            auto conv = cuda_detail::makeCudaConvolver(plan, variants);
+            DevicePlane dst(643, 211, channels, SampleType::U8, false);
+            dst.poisonRows();
+            const std::string all =
+                kernelsLaunchedBy([&](cudaStream_t stream) { conv->process(src.view, dst.view, stream); });
+            const bool bytes = all.find("separableBytesKernel") != std::string::npos;
+            EXPECT_EQ(bytes, interleaved == 0 || channels == 1) << channels << " channels, interleaved "
+                                                                << interleaved << ": " << all;
+            EXPECT_TRUE(dst.paddingIntact());
+            outs.push_back(dst.download());
+        }
+        const Difference same = compareImages(outs[0], outs[1]);
+        EXPECT_EQ(same.differing, 0) << channels << " channels: " << describe(same);
+        const Difference diff = compareImages(outs[0], runBackend(Backend::Reference, plan, input));
+        EXPECT_LE(diff.maxAbs, 1) << channels << " channels: " << describe(diff);
     }
 #endif
 }

@@ -185,9 +185,8 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 
 }  // namespace
 
-void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                     cudaStream_t stream, const KernelVariants& variants) {
-    const bool large = largeFrame(frame);
+bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                          cudaStream_t stream, const KernelVariants& variants) {
     const BytesChoice bytes = variants.separable == 6   ? BytesChoice::Other
                               : variants.separable == 7 ? BytesChoice::FullWaves
                               : variants.separable == 8 ? BytesChoice::TwoBarriers
@@ -195,7 +194,13 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
                               : variants.separable == 10 ? BytesChoice::EvenSegments
                               : variants.separable == 11 ? BytesChoice::OtherOneBarrier
                                                          : BytesChoice::Best;
-    if (variants.separable >= 5 && launchSeparableBytes(type, k, frame, row, column, stream, bytes)) return;
+    return variants.separable >= 5 && launchSeparableBytes(type, k, frame, row, column, stream, bytes);
+}
+
+void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                     cudaStream_t stream, const KernelVariants& variants) {
+    const bool large = largeFrame(frame);
+    if (launchSeparableBytes(type, k, frame, row, column, stream, variants)) return;
     const int v = std::min(variants.separable, 5);
     const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));
     const int waves = v == 4 || (v == 5 && large) ? 2 : 1;

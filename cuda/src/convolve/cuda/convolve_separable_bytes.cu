@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Streaming fused separable K×K correlation of u8 frames of 1 to 4 interleaved channels (GRAY8 and planes, NV12's UV
-// plane, packed RGB / BGR, the RGBA family) at K = 15 and 31, laid out so that nearly every issued instruction is an
+// plane, packed RGB / BGR, the RGBA family) at K = 9, 15 and 31, laid out so that nearly every issued instruction is an
 // FMA. A block of a warp per run walks a strip 128 bytes wide (128 / C pixels; 96 bytes, 32 pixels, for 3 channels)
 // down a segment of rows, 32 intermediate rows a chunk:
 // - the chunk's source rows are staged as bytes in shared memory by cp.async (each 16-byte word once) while the
@@ -473,10 +473,14 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
 // with the waves launchBytesC takes):
 // K = 15 4K 67.0 against 71.4 with two barriers, 1080p 25.5 against 24.0; K = 31 1080p 34.4 against 38.0, 4K 112.7
 // against 109.7.
+// K = 9 (twenty-seventh session, H100, bench-convolve, two rounds, µs, the rule taken against the other): one channel
+// 4K 16.1–16.2 one barrier against 16.5–16.6, 1080p 8.9–9.3 two against 9.3–9.4; packed RGB two barriers (4K, two
+// waves, 49.7–49.8 against 50.0–50.3; 1080p 17.6–17.7 against 18.7–18.8); 2 and 4 channels one (1080p 12.5 against
+// 13.1, 18.8–18.9 against 18.9–19.1; 4K, two waves, 31.1–31.2 against 33.7–33.8, 55.3–55.5 against 58.8–59.0).
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
-    case 1: return k == 15 ? pixels >= 1500000 : pixels < 4000000;
-    case 3: return k == 31 ? pixels < 4000000 : pixels < 1500000 || pixels >= 4000000;
+    case 1: return k == 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
+    case 3: return k == 31 ? pixels < 4000000 : k == 9 ? pixels < 1500000 : pixels < 1500000 || pixels >= 4000000;
     default: return true;
     }
 }
@@ -501,7 +505,9 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
         // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6. Since the fifteenth
         // session 4 at K = 15 below 1.5 Mpixel too, with the fitted segments (same runs): 1280 × 720 7.9–8.0
         // against 8.6–8.7, 640 × 480 6.3 both ways, 1080p 10.8–10.9 against 11.0.
-        const bool four = K == 31 || pixels < 1500000;
+        // K = 9: 4 where it takes two barriers (twenty-seventh session, same runs: 1080p 8.9–9.3 against 8.9–9.1 with
+        // 3, level).
+        const bool four = K != 15 || pixels < 1500000;
         const BytesShape shape{1, fit, overlap, even};
         return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, shape)
                              : launchBytesK<K, 1, 3>(frame, row, column, stream, shape);
@@ -519,7 +525,10 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // 4K RGBA K = 31 120.9 against 123.3, 1080p RGBA K = 15 / 31 26.6 / 37.4 against 27.7 / 39.3, 4K two channels
     // K = 31 66.2 against 67.3 (K = 15 41.3 against 41.1), packed RGB K = 31 4K 109.7 against 111.4 (with two
     // barriers), 1080p 34.4 against 36.8, K = 15 1080p 24.0 against 26.5 (with two barriers).
-    const bool twoWaves = frame.inChannels == 3 && K == 15 && pixels >= 4000000;
+    // K = 9: two waves for 2 to 4 channels from 4 Mpixel (twenty-seventh session, H100, same runs, µs): 4K packed RGB
+    // 49.7–49.8 against 55.5–55.6 with one, RGBA 55.3–55.5 against 56.4–56.5, two channels 31.1–31.2 against 32.6–32.7;
+    // at 1080p one (RGB 17.6 against 19.6, RGBA 18.8–18.9 against 20.8–21.2, two channels 12.5 against 14.5–14.6).
+    const bool twoWaves = (K == 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
     const int waves = other == twoWaves ? 1 : 2;
     switch (frame.inChannels) {
     case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
@@ -619,7 +628,7 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
     };
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
-    return type == SampleType::U8 && (k == 15 || k == 31) && c >= 1 && c <= 4 && f.outChannels == c &&
+    return type == SampleType::U8 && (k == 9 || k == 15 || k == 31) && c >= 1 && c <= 4 && f.outChannels == c &&
            (f.mask & all) != 0u && ((f.mask | f.copy) & all) == all && plainBytes(f) && f.width > 0 &&
            f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) && f.srcPitch <= 0xFFFFFFFFu &&
            f.dstPitch <= 0xFFFFFFFFu &&
@@ -630,8 +639,11 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
 bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, BytesChoice choice) {
     if (!separableBytesApplies(type, k, frame)) return false;
-    if (k == 15) launchBytesC<15>(frame, row, column, stream, choice);
-    else launchBytesC<31>(frame, row, column, stream, choice);
+    switch (k) {
+    case 9: launchBytesC<9>(frame, row, column, stream, choice); break;
+    case 15: launchBytesC<15>(frame, row, column, stream, choice); break;
+    default: launchBytesC<31>(frame, row, column, stream, choice); break;
+    }
     return true;
 }
 
