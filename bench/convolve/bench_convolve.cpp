@@ -656,9 +656,9 @@ int main(int argc, char** argv) {
                 return ConvolvePlan::make(desc, SampleType::U8, channels);
             };
             ConvolvePlan sepPlan = gaussianPlan(1);
-            if (k >= 7) {  // the tilings from K = 15, the streaming kernel (3, 4) from K = 7, the u8 one (6 …) from 9
+            if (k >= 7) {  // the tilings from K = 15, the streaming kernels (3, 4 and the u8 one, 6 …) from K = 7
                 for (int v = k >= 15 ? 0 : 3; v < cuda_detail::kSeparableVariants; ++v) {
-                    if (v == 5 || (v >= 6 && k < 9)) continue;  // 5 is the default, below
+                    if (v == 5) continue;  // the default, below
                     cuda_detail::KernelVariants variants;
                     variants.separable = v;
                     run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);
@@ -755,7 +755,7 @@ int main(int argc, char** argv) {
                 }
                 // The streaming separable kernels (one grid for every channel).
                 for (int v : {3, 4, 6, 7, 8, 9, 10, 11}) {
-                    if (k < 7 || (v >= 6 && k < 9)) break;
+                    if (k < 7) break;
                     cuda_detail::KernelVariants variants;
                     variants.interleaved = 2;
                     variants.separable = v;
@@ -780,13 +780,15 @@ int main(int argc, char** argv) {
                         run("2-channel gaussian register-window variant " + std::to_string(v), uvPlan, pair, pairHost,
                             pairOut, window);
                     }
-                    run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
-                } else if (k >= 9) {  // the streaming kernel (two waves), then the default
+                    if (k < 7) run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
+                }
+                if (k >= 7) {  // the streaming kernel (two waves), then the default
                     const ConvolvePlan uvPlan = gaussianPlan(2);
                     cuda_detail::KernelVariants before;
-                    if (k == 9) {  // the default before the u8 streaming kernel took K = 9
+                    if (k <= 9) {  // the default before the u8 streaming kernel took K = 7 and 9
                         cuda_detail::KernelVariants interleaved;
                         interleaved.interleaved = 3;
+                        interleaved.registerWindow = -1;
                         run("2-channel gaussian interleaved separable", uvPlan, pair, pairHost, pairOut, interleaved);
                     }
                     before.separable = 4;
@@ -798,17 +800,17 @@ int main(int argc, char** argv) {
                     }
                     run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
                 }
-                // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 9):
-                // up to K = 5 the interleaved direct kernel on the full taps, at K = 9 the interleaved separable
+                // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 7):
+                // up to K = 5 the interleaved direct kernel on the full taps, at K = 7 and 9 the interleaved separable
                 // kernel, from K = 15 the per-channel tile kernel.
-                if (k <= 5 || k >= 9) {
+                {
                     const ConvolvePlan rgbPlan = gaussianPlan(3);
                     cuda_detail::KernelVariants before;
                     before.registerWindow = -1;
-                    if (k == 9) before.interleaved = 3;
+                    if (k == 7 || k == 9) before.interleaved = 3;
                     if (k >= 15) before.interleaved = before.separable = 2;
                     run(k <= 5   ? "RGB gaussian interleaved direct"
-                        : k == 9 ? "RGB gaussian interleaved separable"
+                        : k <= 9 ? "RGB gaussian interleaved separable"
                                  : "RGB gaussian per-channel separable",
                         rgbPlan, rgb, rgbHost, rgbOut, before);
                     for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
@@ -817,7 +819,7 @@ int main(int argc, char** argv) {
                         run("RGB gaussian register-window variant " + std::to_string(v), rgbPlan, rgb, rgbHost, rgbOut,
                             window);
                     }
-                    if (k >= 9) {  // the streaming kernel (two waves)
+                    if (k >= 7) {  // the streaming kernel (two waves)
                         cuda_detail::KernelVariants stream;
                         for (int v : {4, 6, 7, 8, 9, 10, 11}) {
                             stream.separable = v;

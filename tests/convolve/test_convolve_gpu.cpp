@@ -1050,8 +1050,8 @@ TEST(SeparableBytes, PitchesFrom4GiBTakeOtherKernels) {
 // last copied), packed RGB (a channel copied too), frames narrower than a strip, widths not a multiple of 4, frames of
 // K rows or fewer, many strips and segments (chunks cut short by the segment's end), destination rows aligned to 4
 // bytes only; and within 1 of the reference. The default launches it (its name in the captured launch). Source rows
-// not 16-byte aligned, destinations not 4-byte aligned, sizes other than 9, 15 and 31, 16-bit samples, a channel neither
-// filtered nor copied and a Border::Constant value that is not a byte are not taken.
+// not 16-byte aligned, destinations not 4-byte aligned, sizes other than 7, 9, 15 and 31, 16-bit samples, a channel
+// neither filtered nor copied and a Border::Constant value that is not a byte are not taken.
 TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1095,7 +1095,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
         {1920, 1100, 4, Border::Wrap, false, 0xB, 0x4},
         {1280, 1500, 3, Border::Replicate, false, 0x5, 0x2},
     };
-    for (int k : {9, 15, 31})
+    for (int k : {7, 9, 15, 31})
         for (const Shape& c : shapes) {
             ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
             d.border = c.border;
@@ -1154,7 +1154,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     const std::string oddKernels = defaultKernels(cuda_detail::makeFrame(plan, odd.view, dstAligned.view));
     EXPECT_EQ(oddKernels.find("separableBytesKernel"), std::string::npos) << oddKernels;
     EXPECT_FALSE(oddKernels.empty());
-    for (int k : {3, 5, 7, 13}) EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, good)) << k;
+    for (int k : {3, 5, 13}) EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, good)) << k;
     EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U16, 15, good));
     cuda_detail::ConvFrame constant = good;
     constant.border = Border::Constant;
@@ -1209,8 +1209,8 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 }
 
 // Two to four channels: BytesChoice::Best takes one barrier a chunk (OVERLAP) where it measured faster
-// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 to 4 Mpixel, at K = 9 from 1.5 Mpixel and at K = 31
-// from 4 Mpixel), two there; the instance is read back from a captured launch.
+// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 to 4 Mpixel, at K = 7 and 9 from 1.5 Mpixel and at
+// K = 31 from 4 Mpixel), two there; the instance is read back from a captured launch.
 TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1226,7 +1226,8 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
                           Case{31, 3, 3840, 2160, false, 4}, Case{15, 4, 1920, 1080, true, 3},
                           Case{31, 4, 1920, 1080, true, 3}, Case{9, 2, 1920, 1080, true, 3},
                           Case{9, 3, 1280, 720, true, 3}, Case{9, 3, 1920, 1080, false, 4},
-                          Case{9, 3, 3840, 2160, false, 4}, Case{9, 4, 3840, 2160, true, 3}}) {
+                          Case{9, 3, 3840, 2160, false, 4}, Case{9, 4, 3840, 2160, true, 3},
+                          Case{7, 3, 3840, 2160, false, 4}, Case{7, 4, 1920, 1080, true, 3}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
@@ -1242,8 +1243,8 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
 }
 
 // Two to four channels: BytesChoice::Best sizes the segments for one wave of resident blocks (every block resident at
-// once), but packed RGB at K = 15 and 2 to 4 channels at K = 9 from 4 Mpixel for two; Other the reverse. The grid is
-// read back from a captured launch.
+// once), but packed RGB at K = 15 and 2 to 4 channels at K = 7 and 9 from 4 Mpixel for two; Other the reverse. The
+// grid is read back from a captured launch.
 TEST(SeparableBytes, ColourSegmentsForOneWave) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1255,7 +1256,7 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
                           Case{31, 2, 3840, 2160, false}, Case{15, 2, 3840, 2160, false},
                           Case{31, 3, 3840, 2160, false}, Case{15, 3, 1920, 1080, false},
                           Case{15, 3, 3840, 2160, true}, Case{9, 2, 3840, 2160, true}, Case{9, 3, 3840, 2160, true},
-                          Case{9, 4, 3840, 2160, true}, Case{9, 4, 1920, 1080, false}}) {
+                          Case{9, 4, 3840, 2160, true}, Case{9, 4, 1920, 1080, false}, Case{7, 3, 3840, 2160, true}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
@@ -1279,11 +1280,10 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
 }
 
 // One channel (the instance's MIN_BLOCKS and OVERLAP, read back from a captured launch): BytesChoice::Best takes one
-// barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel, at K = 9 from 4 Mpixel and at K = 31 below 4
-// Mpixel, else two with 4
-// blocks per SM; Other two barriers with the other number of blocks per SM (3 at K = 15 from 1.5 Mpixel, else 4:
-// Best's before the nineteenth session, and the reverse); TwoBarriers two barriers with the blocks Other does not
-// take; OneBarrier one barrier everywhere.
+// barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel, at K = 7 and 9 from 4 Mpixel and at K = 31
+// below 4 Mpixel, else two with 4 blocks per SM; Other two barriers with the other number of blocks per SM (3 at
+// K = 15 from 1.5 Mpixel, else 4: Best's before the nineteenth session, and the reverse); TwoBarriers two barriers with
+// the blocks Other does not take; OneBarrier one barrier everywhere.
 TEST(SeparableBytes, OneChannelBlocksPerSm) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1294,7 +1294,8 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
     };
     for (const Case& c : {Case{15, 1280, 720, false, 4}, Case{15, 1224, 1224, false, 4}, Case{15, 1225, 1225, true, 3},
                           Case{15, 1920, 1080, true, 3}, Case{31, 1280, 720, true, 4}, Case{31, 1920, 1080, true, 4},
-                          Case{31, 2000, 2000, false, 4}, Case{9, 1920, 1080, false, 4}, Case{9, 3840, 2160, true, 4}}) {
+                          Case{31, 2000, 2000, false, 4}, Case{9, 1920, 1080, false, 4}, Case{9, 3840, 2160, true, 4},
+                          Case{7, 3840, 2160, true, 4}}) {
         const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, 1);
         DevicePlane src(c.w, c.h, 1, SampleType::U8, false), dst(c.w, c.h, 1, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
@@ -1316,39 +1317,44 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
 #endif
 }
 
-// Gaussian 9 × 9 on u8 frames of 1 to 4 channels: the convolver takes the streaming kernel (ahead of the interleaved
-// separable kernel, which KernelVariants::interleaved 3 still takes), with the same bytes as that kernel.
-TEST(SeparableBytes, TakesNineAheadOfTheInterleavedKernel) {
+// Gaussians 7 × 7 and 9 × 9 on u8 frames of 1 to 4 channels: the convolver takes the streaming kernel, ahead of the
+// register-window and interleaved kernels (which KernelVariants registerWindow and interleaved other than 0 still
+// take for colour), with the same bytes as those.
+TEST(SeparableBytes, TakesSevenAndNineAheadOfTheOtherKernels) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
-    for (int channels : {1, 2, 3, 4}) {
-        ConvolveDesc d = presetDesc(Preset::Gaussian, 9, 2.1);
-        if (channels == 4) d.channelMask = 0x7;  // alpha copied
-        const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, channels);
-        HostImage input(643, 211, channels, SampleType::U8);
-        input.fillRandom(channels + 90);
-        DevicePlane src(643, 211, channels, SampleType::U8, false);
-        src.upload(input);
-        std::vector<HostImage> outs;
-        for (int interleaved : {0, 3}) {
-            cuda_detail::KernelVariants variants;
-            variants.interleaved = interleaved;
-            auto conv = cuda_detail::makeCudaConvolver(plan, variants);
-            DevicePlane dst(643, 211, channels, SampleType::U8, false);
-            dst.poisonRows();
-            const std::string all =
-                kernelsLaunchedBy([&](cudaStream_t stream) { conv->process(src.view, dst.view, stream); });
-            const bool bytes = all.find("separableBytesKernel") != std::string::npos;
-            EXPECT_EQ(bytes, interleaved == 0 || channels == 1) << channels << " channels, interleaved "
-                                                                << interleaved << ": " << all;
-            EXPECT_TRUE(dst.paddingIntact());
-            outs.push_back(dst.download());
+    for (int k : {7, 9})
+        for (int channels : {1, 2, 3, 4}) {
+            ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.23 * k);
+            if (channels == 4) d.channelMask = 0x7;  // alpha copied
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, channels);
+            HostImage input(643, 211, channels, SampleType::U8);
+            input.fillRandom(channels + 90);
+            DevicePlane src(643, 211, channels, SampleType::U8, false);
+            src.upload(input);
+            std::vector<HostImage> outs;
+            for (int interleaved : {0, 3}) {
+                cuda_detail::KernelVariants variants;
+                variants.interleaved = interleaved;
+                if (interleaved != 0) variants.registerWindow = -1;
+                auto conv = cuda_detail::makeCudaConvolver(plan, variants);
+                DevicePlane dst(643, 211, channels, SampleType::U8, false);
+                dst.poisonRows();
+                const std::string all =
+                    kernelsLaunchedBy([&](cudaStream_t stream) { conv->process(src.view, dst.view, stream); });
+                const bool bytes = all.find("separableBytesKernel") != std::string::npos;
+                EXPECT_EQ(bytes, interleaved == 0 || channels == 1)
+                    << "k" << k << " " << channels << " channels, interleaved " << interleaved << ": " << all;
+                conv->process(src.view, dst.view, nullptr);  // (the captured launch above ran nothing)
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                EXPECT_TRUE(dst.paddingIntact());
+                outs.push_back(dst.download());
+            }
+            const Difference same = compareImages(outs[0], outs[1]);
+            EXPECT_EQ(same.differing, 0) << "k" << k << " " << channels << " channels: " << describe(same);
+            const Difference diff = compareImages(outs[0], runBackend(Backend::Reference, plan, input));
+            EXPECT_LE(diff.maxAbs, 1) << "k" << k << " " << channels << " channels: " << describe(diff);
         }
-        const Difference same = compareImages(outs[0], outs[1]);
-        EXPECT_EQ(same.differing, 0) << channels << " channels: " << describe(same);
-        const Difference diff = compareImages(outs[0], runBackend(Backend::Reference, plan, input));
-        EXPECT_LE(diff.maxAbs, 1) << channels << " channels: " << describe(diff);
-    }
 #endif
 }
 
@@ -1691,8 +1697,9 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
 // One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps: the
 // same bytes as the one-channel tile kernel that ran them before (registerWindow = -1); rows it cannot read in words
 // (odd pitches) still take the tile kernel, and 4 Mpixel frames the separable instance. At K = 5 frames of 2 Mpixel
-// and more take the separable instance, at K = 7 those of 5 Mpixel and more; smaller ones the tile kernels. Every
-// output within 1 of the reference.
+// and more take the separable instance, smaller ones the tile kernels; at K = 7 (since the twenty-seventh session)
+// the u8 streaming separable kernel takes every frame whose rows it reads (none of the register-window instances).
+// Every output within 1 of the reference.
 TEST(SeparableRegisters, OneChannelRoutes) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1710,8 +1717,8 @@ TEST(SeparableRegisters, OneChannelRoutes) {
         {5, 1920, 1080, Border::Replicate, false, Taken::Separable}, {5, 2001, 1001, Border::Constant, false, Taken::Separable},
         {5, 1280, 720, Border::Reflect101, false, Taken::Neither},   {5, 1999, 1000, Border::Wrap, false, Taken::Neither},
         {7, 1280, 720, Border::Replicate, false, Taken::Neither},    {7, 2560, 1440, Border::Reflect, false, Taken::Neither},
-        {7, 2499, 2000, Border::Wrap, false, Taken::Neither},        {7, 2500, 2000, Border::Constant, false, Taken::Separable},
-        {7, 3840, 2160, Border::Replicate, false, Taken::Separable},
+        {7, 2499, 2000, Border::Wrap, false, Taken::Neither},        {7, 2500, 2000, Border::Constant, false, Taken::Neither},
+        {7, 3840, 2160, Border::Replicate, false, Taken::Neither},
     };
     for (const Shape& c : shapes)
         for (const double sigma : {0.8, 2.0}) {

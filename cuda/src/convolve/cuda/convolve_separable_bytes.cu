@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Streaming fused separable K×K correlation of u8 frames of 1 to 4 interleaved channels (GRAY8 and planes, NV12's UV
-// plane, packed RGB / BGR, the RGBA family) at K = 9, 15 and 31, laid out so that nearly every issued instruction is an
-// FMA. A block of a warp per run walks a strip 128 bytes wide (128 / C pixels; 96 bytes, 32 pixels, for 3 channels)
+// plane, packed RGB / BGR, the RGBA family) at K = 7, 9, 15 and 31, laid out so that nearly every issued instruction is
+// an FMA. A block of a warp per run walks a strip 128 bytes wide (128 / C pixels; 96 bytes, 32 pixels, for 3 channels)
 // down a segment of rows, 32 intermediate rows a chunk:
 // - the chunk's source rows are staged as bytes in shared memory by cp.async (each 16-byte word once) while the
 //   previous chunk's column pass runs;
@@ -479,8 +479,8 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
 // 13.1, 18.8–18.9 against 18.9–19.1; 4K, two waves, 31.1–31.2 against 33.7–33.8, 55.3–55.5 against 58.8–59.0).
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
-    case 1: return k == 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
-    case 3: return k == 31 ? pixels < 4000000 : k == 9 ? pixels < 1500000 : pixels < 1500000 || pixels >= 4000000;
+    case 1: return k <= 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
+    case 3: return k == 31 ? pixels < 4000000 : k <= 9 ? pixels < 1500000 : pixels < 1500000 || pixels >= 4000000;
     default: return true;
     }
 }
@@ -528,7 +528,7 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // K = 9: two waves for 2 to 4 channels from 4 Mpixel (twenty-seventh session, H100, same runs, µs): 4K packed RGB
     // 49.7–49.8 against 55.5–55.6 with one, RGBA 55.3–55.5 against 56.4–56.5, two channels 31.1–31.2 against 32.6–32.7;
     // at 1080p one (RGB 17.6 against 19.6, RGBA 18.8–18.9 against 20.8–21.2, two channels 12.5 against 14.5–14.6).
-    const bool twoWaves = (K == 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
+    const bool twoWaves = (K <= 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
     const int waves = other == twoWaves ? 1 : 2;
     switch (frame.inChannels) {
     case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
@@ -628,7 +628,7 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
     };
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
-    return type == SampleType::U8 && (k == 9 || k == 15 || k == 31) && c >= 1 && c <= 4 && f.outChannels == c &&
+    return type == SampleType::U8 && (k == 7 || k == 9 || k == 15 || k == 31) && c >= 1 && c <= 4 && f.outChannels == c &&
            (f.mask & all) != 0u && ((f.mask | f.copy) & all) == all && plainBytes(f) && f.width > 0 &&
            f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) && f.srcPitch <= 0xFFFFFFFFu &&
            f.dstPitch <= 0xFFFFFFFFu &&
@@ -640,6 +640,7 @@ bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const 
                           cudaStream_t stream, BytesChoice choice) {
     if (!separableBytesApplies(type, k, frame)) return false;
     switch (k) {
+    case 7: launchBytesC<7>(frame, row, column, stream, choice); break;
     case 9: launchBytesC<9>(frame, row, column, stream, choice); break;
     case 15: launchBytesC<15>(frame, row, column, stream, choice); break;
     default: launchBytesC<31>(frame, row, column, stream, choice); break;
