@@ -1209,7 +1209,7 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 }
 
 // Two to four channels: BytesChoice::Best takes one barrier a chunk (OVERLAP) where it measured faster
-// (oneBarrierBest: everywhere but packed RGB at K = 15 from 1.5 to 4 Mpixel, at K = 7 and 9 from 1.5 Mpixel and at
+// (oneBarrierBest: everywhere but packed RGB at K = 7 and 15 from 1.5 to 4 Mpixel, at K = 9 from 1.5 Mpixel and at
 // K = 31 from 4 Mpixel), two there; the instance is read back from a captured launch.
 TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
     SKIP_WITHOUT_DEVICE();
@@ -1227,7 +1227,8 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
                           Case{31, 4, 1920, 1080, true, 3}, Case{9, 2, 1920, 1080, true, 3},
                           Case{9, 3, 1280, 720, true, 3}, Case{9, 3, 1920, 1080, false, 4},
                           Case{9, 3, 3840, 2160, false, 4}, Case{9, 4, 3840, 2160, true, 3},
-                          Case{7, 3, 3840, 2160, false, 4}, Case{7, 4, 1920, 1080, true, 3}}) {
+                          Case{7, 3, 3840, 2160, true, 3}, Case{7, 3, 1920, 1080, false, 4},
+                          Case{7, 4, 1920, 1080, true, 3}}) {
         const ConvolvePlan plan =
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);

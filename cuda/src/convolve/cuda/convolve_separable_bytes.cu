@@ -477,10 +477,13 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
 // 4K 16.1–16.2 one barrier against 16.5–16.6, 1080p 8.9–9.3 two against 9.3–9.4; packed RGB two barriers (4K, two
 // waves, 49.7–49.8 against 50.0–50.3; 1080p 17.6–17.7 against 18.7–18.8); 2 and 4 channels one (1080p 12.5 against
 // 13.1, 18.8–18.9 against 18.9–19.1; 4K, two waves, 31.1–31.2 against 33.7–33.8, 55.3–55.5 against 58.8–59.0).
+// K = 7 (same session, same way): as K = 9 but packed RGB one barrier from 4 Mpixel too (two waves, 45.5–45.6 against
+// 46.9–47.1); one channel 4K 15.1–15.3 against 15.8, 1080p 8.4–8.5 either way; 1080p packed RGB 16.8–16.9 against
+// 17.8–17.9; 2 and 4 channels 4K 28.8–28.9 against 32.6–32.7, 51.7–52.0 against 56.9–57.0.
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k <= 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
-    case 3: return k == 31 ? pixels < 4000000 : k <= 9 ? pixels < 1500000 : pixels < 1500000 || pixels >= 4000000;
+    case 3: return k == 31 ? pixels < 4000000 : k == 9 ? pixels < 1500000 : pixels < 1500000 || pixels >= 4000000;
     default: return true;
     }
 }
