@@ -107,6 +107,8 @@ struct KernelVariants {
     // since the seventeenth) and at K = 5 from 2 Mpixel too, for four channels at K = 5 only from 1.6 Mpixel (packed
     // 4:2:2 chroma always), for two filtered channels at K = 5 from 2.5 Mpixel, and one-channel separable plans at
     // K = 3 below 4 Mpixel take the direct kernel on their full taps (registerWindowApplies, cuda_convolver.cpp).
+    // Since the twenty-seventh session u8 separable plans at K = 7 take the streaming separable kernel first where it
+    // applies (under registerWindow and interleaved 0), so the register window keeps K = 7 only for rows it cannot read.
     int registerWindow = 0;
     // Plans of sizes without compiled kernels padded with zero taps to the next compiled size (padded_plan.hpp):
     // false runs them as they are (the generic kernel, or the FFT where auto finds it cheaper than that).

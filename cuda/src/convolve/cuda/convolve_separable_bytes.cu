@@ -52,6 +52,13 @@
 // separate warps handing chunks over by named barriers (no block-wide barrier): 1–2 % slower at 4K, issue slots no
 // busier.
 //
+// Twenty-seventh session (H100, bench-convolve against the code before in the same runs, docs/benchmarks.md): colour
+// frames were bound by shared memory (4K RGBA K = 15: memory throughput 70 %, issue slots 59 %; 39 % of the
+// wavefronts bank-conflict replays, most of them the row pass's sample-by-sample stores). The copied channel known at
+// compile time under SKIP and the row-pass lanes turning channel by quarter warp (laneChannel): 4K RGBA K = 15 / 31
+// 78.4 → 67.8 / 120.0 → 110.0 µs, packed RGB 67.3 → 63.0 / 109.2 → 101.6. K = 7 and 9 compiled, taken ahead of the
+// register-window and interleaved kernels: 4K RGBA 73.0 → 51.8 / 81.9 → 55.1, GRAY8 20.3 → 15.2 / 26.3 → 16.4.
+//
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
 // borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
 // borderValue's byte, so a borderValue that is not a byte leaves the frame to the other kernels). Each output sums
