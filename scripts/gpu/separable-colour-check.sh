@@ -34,8 +34,8 @@ tests=build-payload/tests/convolve-gpu-tests
 line() { echo "rc=$1 $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+' "$2" | paste -sd' ')"; }
 if step tests; then
     start=$SECONDS
-    timeout 200 $tests --gtest_brief=1 \
-        --gtest_filter='SeparableBytes.*:SeparableVariants.*:SeparableRegisters.*:InterleavedKernel.SeparablePlans*:PaddedSizes.*' \
+    stdbuf -oL timeout ${TEST_LIMIT:-400} $tests --gtest_brief=1 \
+        --gtest_filter="${TEST_FILTER:-SeparableBytes.*:SeparableVariants.*:SeparableRegisters.*:InterleavedKernel.SeparablePlans*}" \
         >"$r/tests.log" 2>&1
     echo "separable tests: $(line $? "$r/tests.log") ($((SECONDS - start)) s)"
     grep -E '^\[  FAILED  \]' "$r/tests.log" | head -20

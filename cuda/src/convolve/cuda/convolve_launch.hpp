@@ -63,14 +63,13 @@ struct KernelVariants {
     // per-channel tile kernel's 212 / 354, 1080p K = 31 75 against 98; 4K GRAY8 K = 31 59 against 66; the tile
     // kernel stays faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels for colour at K ≤ 9.
     // Since 2026-11-26 (thirteenth session) 5 takes first the u8 streaming kernel of 1 to 4 channels
-    // (convolve_separable_bytes.cu, K = 15 and 31; 9 since the twenty-seventh session) wherever it applies: H100, 4K
-    // GRAY8 Gaussian K = 15 / 31 23.7 / 36.0 µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 / 16.0
-    // against 15.0 / 22.6. 6: that kernel with the
-    // other number of blocks per SM for one channel (5 takes 3 at K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with
-    // the other number of waves for 2 to 4 channels (5 takes one, but two for packed RGB at K = 15 from 4 Mpixel;
-    // until the twenty-second session two from 4 Mpixel, 2 Mpixel for 3 and 4 channels); elsewhere as 5. H100, 4K
-    // RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming kernel's 153.6 / 231.8, packed RGB 86.4 /
-    // 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as
+    // (convolve_separable_bytes.cu, K = 15 and 31; 7 and 9 since the twenty-seventh session) wherever it applies:
+    // H100, 4K GRAY8 Gaussian K = 15 / 31 23.7 / 36.0 µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 /
+    // 16.0 against 15.0 / 22.6. 6: that kernel with the other number of blocks per SM for one channel (5 takes 3 at
+    // K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with the other number of waves for 2 to 4 channels (5 takes
+    // one, but two for packed RGB at K = 15 from 4 Mpixel; until the twenty-second session two from 4 Mpixel, 2 Mpixel
+    // for 3 and 4 channels); elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming
+    // kernel's 153.6 / 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as
     // fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two channels
     // (convolve_separable_bytes.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a chunk's
     // row pass beside the previous chunk's column pass where that measured faster, since the nineteenth session), 9:
@@ -82,9 +81,9 @@ struct KernelVariants {
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
     // Separable plans: 0 the measured best (the interleaved direct kernel on the full K × K taps for K ≤ 5, the
     // interleaved separable kernel for K = 7 and 9: H200, 4K RGBA Gaussian K = 3 / 5 / 7 / 9 direct 55.0 / 71.7 /
-    // 96.8 / 130.8 µs, separable 69.0 / 85.0 / 91.0 / 98.8 µs; K = 9 since the twenty-seventh session only where the
-    // u8 streaming separable kernel does not apply, cuda_convolver.cpp), 1 always the interleaved direct kernel, 2 the
-    // per-channel separable kernel, 3 always the interleaved separable kernel. -1: never (the per-channel kernels for
+    // 96.8 / 130.8 µs, separable 69.0 / 85.0 / 91.0 / 98.8 µs; K = 7 and 9 since the twenty-seventh session only where
+    // the u8 streaming separable kernel does not apply, cuda_convolver.cpp), 1 always the interleaved direct kernel, 2
+    // the per-channel separable kernel, 3 always the interleaved separable kernel. -1: never (the per-channel kernels for
     // every plan).
     int interleaved = 0;
     // The one-channel instance of the interleaved direct kernel for u8 K = 3 and 5 (128 × 16 tiles, one output row
@@ -139,8 +138,8 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                            cudaStream_t stream, int waves);
 
-// The u8 streaming separable kernel (convolve_separable_bytes.cu): K = 9, 15 and 31, 1 to 4 channels each filtered or
-// copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
+// The u8 streaming separable kernel (convolve_separable_bytes.cu): K = 7, 9, 15 and 31, 1 to 4 channels each filtered
+// or copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
 // borderValue that is a byte. launchSeparableBytes launches it and returns true where it applies, else returns false
 // and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15 from 1.5 Mpixel,
 // else 4; segments for one wave, but two for packed RGB at K = 15 from 4 Mpixel; for one and two channels one wave's

@@ -515,8 +515,8 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
         // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6. Since the fifteenth
         // session 4 at K = 15 below 1.5 Mpixel too, with the fitted segments (same runs): 1280 × 720 7.9–8.0
         // against 8.6–8.7, 640 × 480 6.3 both ways, 1080p 10.8–10.9 against 11.0.
-        // K = 9: 4 where it takes two barriers (twenty-seventh session, same runs: 1080p 8.9–9.3 against 8.9–9.1 with
-        // 3, level).
+        // K = 7 and 9: 4 where they take two barriers (twenty-seventh session, same runs, 1080p: K = 9 8.9–9.3 against
+        // 8.9–9.1 with 3, K = 7 8.4–8.5 against 8.3–8.4; level).
         const bool four = K != 15 || pixels < 1500000;
         const BytesShape shape{1, fit, overlap, even};
         return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, shape)
@@ -535,9 +535,10 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     // 4K RGBA K = 31 120.9 against 123.3, 1080p RGBA K = 15 / 31 26.6 / 37.4 against 27.7 / 39.3, 4K two channels
     // K = 31 66.2 against 67.3 (K = 15 41.3 against 41.1), packed RGB K = 31 4K 109.7 against 111.4 (with two
     // barriers), 1080p 34.4 against 36.8, K = 15 1080p 24.0 against 26.5 (with two barriers).
-    // K = 9: two waves for 2 to 4 channels from 4 Mpixel (twenty-seventh session, H100, same runs, µs): 4K packed RGB
-    // 49.7–49.8 against 55.5–55.6 with one, RGBA 55.3–55.5 against 56.4–56.5, two channels 31.1–31.2 against 32.6–32.7;
-    // at 1080p one (RGB 17.6 against 19.6, RGBA 18.8–18.9 against 20.8–21.2, two channels 12.5 against 14.5–14.6).
+    // K = 7 and 9: two waves for 2 to 4 channels from 4 Mpixel (twenty-seventh session, H100, same runs, µs; K = 9):
+    // 4K packed RGB 49.7–49.8 against 55.5–55.6 with one, RGBA 55.3–55.5 against 56.4–56.5, two channels 31.1–31.2
+    // against 32.6–32.7; at 1080p one (RGB 17.6 against 19.6, RGBA 18.8–18.9 against 20.8–21.2, two channels 12.5
+    // against 14.5–14.6).
     const bool twoWaves = (K <= 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
     const int waves = other == twoWaves ? 1 : 2;
     switch (frame.inChannels) {
@@ -638,10 +639,10 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
     };
     const int c = f.inChannels;
     const unsigned all = (1u << c) - 1u;
-    return type == SampleType::U8 && (k == 7 || k == 9 || k == 15 || k == 31) && c >= 1 && c <= 4 && f.outChannels == c &&
-           (f.mask & all) != 0u && ((f.mask | f.copy) & all) == all && plainBytes(f) && f.width > 0 &&
-           f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) && f.srcPitch <= 0xFFFFFFFFu &&
-           f.dstPitch <= 0xFFFFFFFFu &&
+    return type == SampleType::U8 && (k == 7 || k == 9 || k == 15 || k == 31) && c >= 1 && c <= 4 &&
+           f.outChannels == c && (f.mask & all) != 0u && ((f.mask | f.copy) & all) == all && plainBytes(f) &&
+           f.width > 0 && f.height > 0 && f.rowAlign >= 16 && aligned(f.dst, f.dstPitch, 4) &&
+           f.srcPitch <= 0xFFFFFFFFu && f.dstPitch <= 0xFFFFFFFFu &&
            (f.border != Border::Constant ||
             (f.borderValue >= 0.f && f.borderValue <= 255.f && f.borderValue == std::floor(f.borderValue)));
 }
