@@ -239,14 +239,13 @@ private:
                               variants_);
             break;
         case Path::Separable:
-            // u8 at K = 7 and 9 (1 to 4 channels, where it applies): the streaming separable kernel, ahead of the
-            // register-window and interleaved kernels under their KernelVariants' 0. H100, twenty-seventh session,
-            // Gaussian 9 × 9, bench-convolve, two rounds, µs, against the kernels before: 4K RGBA 55.3–55.5 against
-            // 81.6–81.8, packed RGB 49.7–49.8 against 75.2–75.3, two channels 31.1–31.2 against 49.7–49.8, GRAY8 (the
-            // tile kernel before) 16.1–16.2 against 26.1; 1080p 18.8–18.9 / 17.6 / 12.5 / 8.9–9.3 against 26.4 / 23.8
-            // / 17.6 / 11.1. K = 7: see convolve_separable_bytes.cu.
-            if ((launch_.kernelWidth == 7 || launch_.kernelWidth == 9) && variants_.interleaved == 0 &&
-                variants_.registerWindow == 0 &&
+            // The u8 streaming separable kernel wherever it applies (K = 7, 9, 15 and 31, 1 to 4 channels), ahead of
+            // the register-window and interleaved kernels under their KernelVariants' 0 (they take K ≤ 9 otherwise).
+            // H100, twenty-seventh session, Gaussian 9 × 9, bench-convolve, two rounds, µs, against the kernels
+            // before: 4K RGBA 55.3–55.5 against 81.6–81.8, packed RGB 49.7–49.8 against 75.2–75.3, two channels
+            // 31.1–31.2 against 49.7–49.8, GRAY8 (the tile kernel before) 16.1–16.2 against 26.1; 1080p 18.8–18.9 /
+            // 17.6 / 12.5 / 8.9–9.3 against 26.4 / 23.8 / 17.6 / 11.1. K = 7: see convolve_separable_bytes.cu.
+            if (variants_.interleaved == 0 && variants_.registerWindow == 0 &&
                 cuda_detail::launchSeparableBytes(launch_.type, launch_.kernelWidth, f, launch_.row.data(),
                                                   launch_.column.data(), stream, variants_))
                 break;
