@@ -260,7 +260,16 @@ public:
         if (frame.inFence)
             checkCuda(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(frame.inFence->event()), 0),
                       "cudaStreamWaitEvent (input fence)");
-        if (!frame.inDevice) {
+        if (frame.inPeer) {
+            // CUDA memory of another context or device: copied by the GPU (unified addressing), where a host mapping
+            // would take it through host memory twice. GStreamer's CUDA contexts (ours too) enable peer access to
+            // each other where the devices allow it, so the copy goes peer to peer; elsewhere the driver stages it.
+            const std::vector<ImageView> from = frameViews(in_.planes, frame.inFrame);
+            for (std::size_t p = 0; p < in_.planes.size(); ++p)
+                checkCuda(cudaMemcpy2DAsync(devIn[p].data, devIn[p].pitch, from[p].data, from[p].pitch,
+                                            in_.planes[p].rowBytes, in_.planes[p].height, cudaMemcpyDefault, stream),
+                          "cudaMemcpy2DAsync (input from another device)");
+        } else if (!frame.inDevice) {
             std::vector<ImageView> upload = frameViews(in_.planes, frame.inFrame);
             if (!dma_capable(frame.in, frame.inFrame, in_.planes)) {
                 GST_LOG("frame %" G_GUINT64_FORMAT ": input staged (pageable, not registered)", frame.index);

@@ -102,6 +102,13 @@ bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context) {
     return true;
 }
 
+bool buffer_is_cuda_memory(GstBuffer* buffer) {
+    const guint n = gst_buffer_n_memory(buffer);
+    for (guint i = 0; i < n; ++i)
+        if (!gst_is_cuda_memory(gst_buffer_peek_memory(buffer, i))) return false;
+    return n > 0;
+}
+
 GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,
                                     guint* size) {
     GstVideoInfo info;

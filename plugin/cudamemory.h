@@ -47,6 +47,10 @@ int cuda_context_device(GstCudaContext* context);
 // True when every memory of `buffer` is CUDA memory of `context`: it can be read or written on the device as it lies.
 bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context);
 
+// True when every memory of `buffer` is CUDA memory, of any context or device: mapped on the device, the GPU can copy
+// it to our device (unified addressing), where a host mapping would stage it through host memory.
+bool buffer_is_cuda_memory(GstBuffer* buffer);
+
 // A pool of CUDA memory of `context` configured for `caps` with video metas (transfer full; null on failure): a
 // GstCudaBufferPool, or a GstCudaFramePool for the formats GStreamer's allocator has no layout for. `*size` is set to
 // its buffers' size (pitched).

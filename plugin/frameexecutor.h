@@ -26,6 +26,8 @@ struct FrameInFlight {
     bool mapped = false;
     bool inDevice = false;          // inFrame/outFrame mapped on the device (GST_MAP_CUDA): CUDA memory of our context
     bool outDevice = false;
+    bool inPeer = false;            // inFrame mapped on the device: CUDA memory of another context or device, copied in
+                                    // by the GPU (peer to peer where the devices can)
     std::shared_ptr<FrameFence> inFence;  // the input's pending work (a neighbour of ours wrote it): waited for on the GPU
     bool fenceOut = false;                // the output leaves before its work is done: submit sets outFence
     std::shared_ptr<FrameFence> outFence;

@@ -25,30 +25,35 @@ void unmap_frame(FrameInFlight& entry) {
 }
 
 // Maps a frame's buffers for its executor: on the device (GST_MAP_CUDA) where a buffer is CUDA memory of the run's
-// context and the executor is CUDA, else on the host (GStreamer's CUDA memory then stages it itself). On failure the
-// error names the side and what the caps need.
+// context and the executor is CUDA, else on the host (GStreamer's CUDA memory then stages it itself). An input in
+// CUDA memory of another context or device is mapped on the device too (inPeer): the executor copies it in on the GPU.
+// On failure the error names the side and what the caps need.
 bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
     const bool onDevice = st.executor->backend() == Backend::Cuda;
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
     f.inDevice = onDevice && buffer_is_cuda_memory_of(f.in, st.cudaContext.get());
     f.outDevice = onDevice && buffer_is_cuda_memory_of(f.out, st.cudaContext.get());
+    f.inPeer = onDevice && !f.inDevice && buffer_is_cuda_memory(f.in);
 #else
     (void)onDevice;
-    f.inDevice = f.outDevice = false;
+    f.inDevice = f.outDevice = f.inPeer = false;
 #endif
+    const bool inOnDevice = f.inDevice || f.inPeer;
     // A neighbour of ours may have pushed the input before its work ended: the GPU waits for it where the frame is
     // read on the device, the host before it maps the frame.
     f.inFence = nullptr;
     if (std::shared_ptr<FrameFence> fence = buffer_frame_fence(f.in)) {
-        if (f.inDevice) f.inFence = std::move(fence);
+        if (inOnDevice) f.inFence = std::move(fence);
         else fence->wait();
     }
-    GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": input %s, output %s (context %p)", st.submitted,
-                   f.inDevice ? "on the device" : "on the host", f.outDevice ? "on the device" : "on the host",
-                   static_cast<void*>(st.cudaContext.get()));
+    const char* input = f.inDevice ? "on the device"
+                        : f.inPeer ? "in CUDA memory of another context, copied by the GPU"
+                                   : "on the host";
+    GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": input %s, output %s (context %p)", st.submitted, input,
+                   f.outDevice ? "on the device" : "on the host", static_cast<void*>(st.cudaContext.get()));
     std::string inputProblem = inputLayoutProblem(st.info, f.in);
     if (inputProblem.empty() &&
-        !gst_video_frame_map(&f.inFrame, &st.info, f.in, GstMapFlags(GST_MAP_READ | (f.inDevice ? kMapCuda : 0))))
+        !gst_video_frame_map(&f.inFrame, &st.info, f.in, GstMapFlags(GST_MAP_READ | (inOnDevice ? kMapCuda : 0))))
         inputProblem = "Could not map the input frame";
     if (!inputProblem.empty()) {
         GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s", inputProblem.c_str()), (nullptr));
@@ -199,7 +204,7 @@ gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
         if (f.event || f.slot < 0 || !f.work) continue;
         f.fenceOut = false;
         f.outFence.reset();
-        if (f.inDevice || f.outDevice) {  // the CPU reads and writes them through host mappings
+        if (f.inDevice || f.inPeer || f.outDevice) {  // the CPU reads and writes them through host mappings
             unmap_frame(f);
             if (!map_frame(self, st, f)) return FALSE;
         }

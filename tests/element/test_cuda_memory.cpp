@@ -507,13 +507,13 @@ struct FreedFlag {
     static void notify(gpointer data) { static_cast<FreedFlag*>(data)->freed.fetch_add(1); }
 };
 
-// The messages of the elements' base class (category cudafilter) at DEBUG and above while it lives, and none on
-// stderr.
+// The messages of the elements' base class (category cudafilter) at `level` (DEBUG by default) and above while it
+// lives, and none on stderr.
 class FilterLog {
 public:
-    FilterLog() {
+    explicit FilterLog(GstDebugLevel level = GST_LEVEL_DEBUG) {
         gst_debug_set_active(TRUE);
-        gst_debug_set_threshold_for_name("cudafilter", GST_LEVEL_DEBUG);
+        gst_debug_set_threshold_for_name("cudafilter", level);
         gst_debug_remove_log_function(gst_debug_log_default);
         gst_debug_add_log_function(&FilterLog::log, this, nullptr);
     }
@@ -539,6 +539,57 @@ private:
     std::mutex mutex_;
     std::string text_;
 };
+
+// The CUDA context the element named `name` in `bin` answers the CONTEXT query with, and its device (-1: none).
+int contextDevice(GstElement* bin, const char* name) {
+    GstElement* element = gst_bin_get_by_name(GST_BIN(bin), name);
+    GstQuery* query = gst_query_new_context("gst.cuda.context");
+    int device = -1;
+    GstContext* context = nullptr;
+    if (gst_element_query(element, query)) gst_query_parse_context(query, &context);
+    if (context) {
+        const GValue* v = gst_structure_get_value(gst_context_get_structure(context), "gst.cuda.context");
+        if (v && g_value_get_object(v)) {
+            guint id = 0;
+            g_object_get(g_value_get_object(v), "cuda-device-id", &id, nullptr);
+            device = int(id);
+        }
+    }
+    gst_query_unref(query);
+    gst_object_unref(element);
+    return device;
+}
+
+// Elements on two devices in one chain (0 → 1 → 0): each works in its own device's context, every frame crosses from
+// one device to the other on the GPU (mapped on the device and copied, not through a host mapping), with the CPU's
+// pixels, in order.
+TEST(CudaMemory, ChainAcrossTwoDevicesGivesTheCpuPixels) {
+    SKIP_WITHOUT_GPU();
+    if (cudaDeviceCount() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    for (const char* format : {"RGBA", "NV12", "GRAY8"}) {
+        SCOPED_TRACE(format);
+        const GstVideoInfo info = videoInfo(format, 385, 289);
+        std::vector<GstBuffer*> frames = randomFrames(info, 7);
+        std::vector<GstBuffer*> expected = runChain(chain("cpu"), capsString(format, 385, 289), frames);
+        GstHarness* h = nullptr;
+        FilterLog log(GST_LEVEL_LOG);
+        std::vector<GstBuffer*> out =
+            runChain("cudahisteq name=a backend=cuda cuda-device-id=0 mode=clahe ! cudaconvolve name=b backend=cuda "
+                     "cuda-device-id=1 preset=gaussian size=5 ! cudaconvolve name=c backend=cuda cuda-device-id=0 "
+                     "preset=sharpen",
+                     capsString(format, 385, 289), frames, nullptr, &h);
+        EXPECT_TRUE(sameFramesInOrder(out, expected, info, &frames));
+        EXPECT_NE(log.text().find("input in CUDA memory of another context, copied by the GPU"), std::string::npos)
+            << "b and c copy their input from the other device on the GPU";
+        EXPECT_EQ(contextDevice(h->element, "a"), 0);
+        EXPECT_EQ(contextDevice(h->element, "b"), 1);
+        EXPECT_EQ(contextDevice(h->element, "c"), 0);
+        gst_harness_teardown(h);
+        unrefAll(out);
+        unrefAll(expected);
+        unrefAll(frames);
+    }
+}
 
 // The middle element of a chain of ours has its frames in CUDA memory on both sides: from its second frame in each
 // slot they run as one CUDA graph (its launches captured and the slot's graph updated with each frame's pointers:
