@@ -16,6 +16,8 @@
 //   the bars, which are the Gaussian 5x5's, are then not read off.
 //   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--repeat N] --pipeline 'DESC ! fakesink name=sink …' …:
 //   only the pipelines given (each N times, in turn), their frame rate at the element named "sink".
+//   GST_PLUGIN_PATH=build/plugin bench-pipeline [--seconds S] [--repeat N] --per-device --pipeline 'DESC {device}' …:
+//   each pipeline on device 0 alone, then one a device ({device} replaced by its ordinal) at once in this process.
 #include "pcie_bound.hpp"
 
 #include <cudafilters/device.hpp>
@@ -195,6 +197,56 @@ int maxPipelineDepth() {
     return deepest;
 }
 
+// `launch` with every "{device}" replaced by `device`.
+std::string onDevice(std::string launch, int device) {
+    const std::string key = "{device}";
+    for (std::size_t at = launch.find(key); at != std::string::npos; at = launch.find(key, at))
+        launch.replace(at, key.size(), std::to_string(device));
+    return launch;
+}
+
+// --per-device: each given pipeline (its "{device}" standing for a device ordinal) on device 0 alone, then one copy a
+// device, all in this process at once, each from its own thread; the frame rate of each and in all.
+int measurePerDevice(const std::vector<std::string>& given, int repeat, double budget) {
+    const int devices = cudafilters::cudaDeviceCount();
+    if (given.empty() || devices < 1) {
+        std::fprintf(stderr, "--per-device needs --pipeline DESC (with {device}) and a CUDA device\n");
+        return 1;
+    }
+    std::printf("%d devices; %s\n\n| pipeline | run | devices at once | fps a device | fps in all | vs one |\n"
+                "|---|---|---|---|---|---|\n",
+                devices, cudafilters::cudaDeviceDescription(0).c_str());
+    bool failed = false;
+    for (int r = 1; r <= repeat; ++r)
+        for (const std::string& launch : given) {
+            double alone = 0;
+            for (int n : {1, devices}) {
+                if (n == 1 && alone > 0) continue;
+                std::vector<Outcome> outcomes(static_cast<std::size_t>(n));
+                std::vector<std::thread> threads;
+                for (int d = 0; d < n; ++d)
+                    threads.emplace_back([&, d] {
+                        outcomes[std::size_t(d)] = measure(onDevice(launch, d), nullptr, 0.7, budget);
+                    });
+                for (std::thread& t : threads) t.join();
+                double total = 0;
+                std::string each, errors;
+                for (const Outcome& o : outcomes) {
+                    total += o.fps;
+                    each += (each.empty() ? "" : " / ") + std::to_string(long(o.fps + 0.5));
+                    if (!o.error.empty()) errors += (errors.empty() ? "" : "; ") + o.error;
+                }
+                failed = failed || !errors.empty();
+                if (n == 1) alone = total;
+                std::printf("| `%s` | %d | %d | %s | %.0f | %.2f× |\n", launch.c_str(), r, n,
+                            errors.empty() ? each.c_str() : errors.c_str(), total, alone > 0 ? total / alone : 0.0);
+                std::fflush(stdout);
+                if (devices == 1) break;
+            }
+        }
+    return failed ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -203,6 +255,7 @@ int main(int argc, char** argv) {
     std::string clip, only, rgbaFilter;
     std::vector<std::string> given;
     int repeat = 1;
+    bool perDevice = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) budget = std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--clip") && i + 1 < argc) clip = argv[++i];
@@ -210,7 +263,9 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) rgbaFilter = argv[++i];
         else if (!std::strcmp(argv[i], "--pipeline") && i + 1 < argc) given.push_back(argv[++i]);
         else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--per-device")) perDevice = true;
     }
+    if (perDevice) return measurePerDevice(given, repeat, budget);
     if (!given.empty()) {
         std::printf("| pipeline | run | fps | frames |\n|---|---|---|---|\n");
         bool failed = false;
