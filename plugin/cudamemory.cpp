@@ -82,31 +82,25 @@ int cuda_context_device(GstCudaContext* context) {
     return int(device);
 }
 
-bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context) {
+CudaResidence buffer_cuda_residence(GstBuffer* buffer, GstCudaContext* context) {
     const guint n = gst_buffer_n_memory(buffer);
-    if (!context || n == 0) return false;
+    CudaResidence where = n > 0 ? CudaResidence::Ours : CudaResidence::Host;
     for (guint i = 0; i < n; ++i) {
         GstMemory* mem = gst_buffer_peek_memory(buffer, i);
         if (!gst_is_cuda_memory(mem)) {
             GST_LOG("memory %u of %p is %s memory, not CUDA memory", i, buffer,
                     mem->allocator ? mem->allocator->mem_type : "unknown");
-            return false;
+            return CudaResidence::Host;
         }
         GstCudaContext* owner = GST_CUDA_MEMORY_CAST(mem)->context;
-        if (owner != context && gst_cuda_context_get_handle(owner) != gst_cuda_context_get_handle(context)) {
-            GST_LOG("memory %u of %p is CUDA memory of context %p (CUcontext %p), not ours %p (%p)", i, buffer, owner,
-                    gst_cuda_context_get_handle(owner), context, gst_cuda_context_get_handle(context));
-            return false;
+        if (!context ||
+            (owner != context && gst_cuda_context_get_handle(owner) != gst_cuda_context_get_handle(context))) {
+            GST_LOG("memory %u of %p is CUDA memory of context %p (CUcontext %p), not ours %p", i, buffer, owner,
+                    gst_cuda_context_get_handle(owner), context);
+            where = CudaResidence::Other;
         }
     }
-    return true;
-}
-
-bool buffer_is_cuda_memory(GstBuffer* buffer) {
-    const guint n = gst_buffer_n_memory(buffer);
-    for (guint i = 0; i < n; ++i)
-        if (!gst_is_cuda_memory(gst_buffer_peek_memory(buffer, i))) return false;
-    return n > 0;
+    return where;
 }
 
 GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,

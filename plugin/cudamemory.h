@@ -44,12 +44,13 @@ GstCudaContext* cuda_memory_primary_context(GstElement* element, int device);
 void* cuda_context_handle(GstCudaContext* context);
 int cuda_context_device(GstCudaContext* context);
 
-// True when every memory of `buffer` is CUDA memory of `context`: it can be read or written on the device as it lies.
-bool buffer_is_cuda_memory_of(GstBuffer* buffer, GstCudaContext* context);
-
-// True when every memory of `buffer` is CUDA memory, of any context or device: mapped on the device, the GPU can copy
-// it to our device (unified addressing), where a host mapping would stage it through host memory.
-bool buffer_is_cuda_memory(GstBuffer* buffer);
+// Where the memory of a buffer lies for an element working in `context`:
+// - Ours: every memory is CUDA memory of `context`, read or written on the device as it lies;
+// - Other: every memory is CUDA memory, some of another context or device; the GPU copies it to ours (unified
+//   addressing), where a host mapping would stage it through host memory;
+// - Host: some memory is not CUDA memory (or there is none).
+enum class CudaResidence { Host, Ours, Other };
+CudaResidence buffer_cuda_residence(GstBuffer* buffer, GstCudaContext* context);
 
 // A pool of CUDA memory of `context` configured for `caps` with video metas (transfer full; null on failure): a
 // GstCudaBufferPool, or a GstCudaFramePool for the formats GStreamer's allocator has no layout for. `*size` is set to

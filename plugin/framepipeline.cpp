@@ -31,9 +31,10 @@ void unmap_frame(FrameInFlight& entry) {
 bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
     const bool onDevice = st.executor->backend() == Backend::Cuda;
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
-    f.inDevice = onDevice && buffer_is_cuda_memory_of(f.in, st.cudaContext.get());
-    f.outDevice = onDevice && buffer_is_cuda_memory_of(f.out, st.cudaContext.get());
-    f.inPeer = onDevice && !f.inDevice && buffer_is_cuda_memory(f.in);
+    const CudaResidence in = onDevice ? buffer_cuda_residence(f.in, st.cudaContext.get()) : CudaResidence::Host;
+    f.inDevice = in == CudaResidence::Ours;
+    f.inPeer = in == CudaResidence::Other;
+    f.outDevice = onDevice && buffer_cuda_residence(f.out, st.cudaContext.get()) == CudaResidence::Ours;
 #else
     (void)onDevice;
     f.inDevice = f.outDevice = f.inPeer = false;

@@ -5,21 +5,21 @@
 //  - nothing: one empty block (what the timing counts for no work at all);
 //  - copy: each 16-byte word of the frame read and written once (the byte floor);
 //  - fmas: the 2K FMAs an output sample needs, on values made from the thread index, nothing read, nothing written;
-//  - chains: each 16-byte word read once, its 16 samples turned into floats once (byte permute and subtraction, as
-//    convolve_separable_bytes.cu does), a K-tap FMA chain a sample for the row pass and another for the column pass
-//    (on the thread's own row results), rounded and packed as that kernel does, one 16-byte store. No halo, no shared
+//  - chains: each 16-byte word read once, its 16 samples turned into floats once, a K-tap FMA chain a sample for the
+//    row pass and another for the column pass (on the thread's own row results), rounded and packed, one 16-byte
+//    store, with the helpers convolve_separable_bytes.cu uses (wordSample, roundToInt, packBytes). No halo, no shared
 //    memory, no recomputed rows: every instruction a real kernel needs once an output, and nothing it needs for its
 //    neighbours.
 // Each on a grid of a thread a word, and on a grid of the blocks the SMs hold at once striding over the words (no
 // partial last wave).
 // Prints µs and the share of FP32 FMA peak (SMs × 128 lanes × the boost clock) that 2K FMAs an output sample make of it.
-// Built and run on the GPU host by scripts/gpu/separable-ceiling.sh.
+// Built and run on the GPU host by `scripts/gpu/launch-tool.sh separable-ceiling`.
+#include "convolve_device.cuh"
 #include "kernel_timing.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,22 +36,6 @@ template <int K> struct Taps {
     float row[K];
     float column[K];
 };
-
-__device__ __forceinline__ float byteSample(unsigned word, int byte) {
-    return __uint_as_float(__byte_perm(word, 0x4B00u, 0x5440u + unsigned(byte))) - 8388608.f;
-}
-
-__device__ __forceinline__ unsigned packRounded(float a, float b, float c, float d) {
-    int ia, ib, ic, id;
-    asm("cvt.rni.s32.f32 %0, %1;" : "=r"(ia) : "f"(a));
-    asm("cvt.rni.s32.f32 %0, %1;" : "=r"(ib) : "f"(b));
-    asm("cvt.rni.s32.f32 %0, %1;" : "=r"(ic) : "f"(c));
-    asm("cvt.rni.s32.f32 %0, %1;" : "=r"(id) : "f"(d));
-    unsigned high, word;
-    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(id), "r"(ic));
-    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(word) : "r"(ib), "r"(ia), "r"(high));
-    return word;
-}
 
 // Row chain of sample i over the thread's samples i … i + K − 1 (wrapping within the 16), column chain over the row
 // results i + 3 … (any 16 values a column chain could take): 2K FMAs a sample, each chain in tap order.
@@ -89,10 +73,16 @@ __device__ __forceinline__ void chainsWord(const Taps<K>& taps, const uint4* src
     const unsigned inWords[4] = {in.x, in.y, in.z, in.w};
     float s[kPerThread], out[kPerThread];
 #pragma unroll
-    for (int i = 0; i < kPerThread; ++i) s[i] = byteSample(inWords[i / 4], i % 4);
+    for (int i = 0; i < kPerThread; ++i) s[i] = cudafilters::cuda_detail::wordSample(inWords[i / 4], i);
     filterSixteen<K>(taps, s, out);
-    dst[w] = make_uint4(packRounded(out[0], out[1], out[2], out[3]), packRounded(out[4], out[5], out[6], out[7]),
-                        packRounded(out[8], out[9], out[10], out[11]), packRounded(out[12], out[13], out[14], out[15]));
+    unsigned packed[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        using cudafilters::cuda_detail::roundToInt;
+        packed[q] = cudafilters::cuda_detail::packBytes(roundToInt(out[4 * q]), roundToInt(out[4 * q + 1]),
+                                                        roundToInt(out[4 * q + 2]), roundToInt(out[4 * q + 3]));
+    }
+    dst[w] = make_uint4(packed[0], packed[1], packed[2], packed[3]);
 }
 
 // Words w, w + stride, …: a thread a word (a grid of every word) or a grid of the blocks the SMs hold at once.
@@ -118,13 +108,10 @@ __global__ void __launch_bounds__(kThreads) chains(const __grid_constant__ Taps<
     for (int w = int(blockIdx.x) * kThreads + int(threadIdx.x); w < words; w += stride) chainsWord<K>(taps, src, dst, w);
 }
 
-template <int K> Taps<K> gaussianTaps() {
+// A box of K taps each way: the taps' values do not change how long the FMAs take.
+template <int K> Taps<K> boxTaps() {
     Taps<K> t{};
-    double sum = 0;
-    const double sigma = 0.3 * ((K - 1) * 0.5 - 1) + 0.8;  // OpenCV's sigma for a size
-    for (int k = 0; k < K; ++k) sum += std::exp(-0.5 * ((k - K / 2) / sigma) * ((k - K / 2) / sigma));
-    for (int k = 0; k < K; ++k)
-        t.row[k] = t.column[k] = float(std::exp(-0.5 * ((k - K / 2) / sigma) * ((k - K / 2) / sigma)) / sum);
+    for (int k = 0; k < K; ++k) t.row[k] = t.column[k] = 1.f / K;
     return t;
 }
 
@@ -143,7 +130,7 @@ void report(const char* name, int k, const benchcommon::KernelTiming& t, double 
 }
 
 template <int K> void timeK(Frames& f, int runs, double samples, double peakFma, bool resident, cudaStream_t s) {
-    const Taps<K> taps = gaussianTaps<K>();
+    const Taps<K> taps = boxTaps<K>();
     int blocks = (f.words + kThreads - 1) / kThreads;
     if (resident) {
         int perSm = 0, sms = 0;

@@ -221,7 +221,6 @@ int measurePerDevice(const std::vector<std::string>& given, int repeat, double b
         for (const std::string& launch : given) {
             double alone = 0;
             for (int n : {1, devices}) {
-                if (n == 1 && alone > 0) continue;
                 std::vector<Outcome> outcomes(static_cast<std::size_t>(n));
                 std::vector<std::thread> threads;
                 for (int d = 0; d < n; ++d)

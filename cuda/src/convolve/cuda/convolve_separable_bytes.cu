@@ -59,10 +59,10 @@
 // 78.4 → 67.8 / 120.0 → 110.0 µs, packed RGB 67.3 → 63.0 / 109.2 → 101.6. K = 7 and 9 compiled, taken ahead of the
 // register-window and interleaved kernels: 4K RGBA 73.0 → 51.8 / 81.9 → 55.1, GRAY8 20.3 → 15.2 / 26.3 → 16.4.
 //
-// Twenty-eighth session (H100, scripts/gpu/separable-ceiling.sh, same timing as bench-convolve): a kernel that does only
-// each output's own work (its 16-byte word read, the samples turned into floats, the 2K FMA chains, rounding, one
-// store; no halo, no shared memory, no recomputed rows) takes 15.2–15.4 µs at 4K GRAY8 K = 15 and 24.4–24.5 at K = 31,
-// this kernel 20.4 and 33.3–33.5: 73–75 % of that ceiling (docs/benchmarks.md).
+// Twenty-eighth session (H100, `scripts/gpu/launch-tool.sh separable-ceiling`, timed as bench-convolve times this
+// kernel): a kernel that does only each output's own work (its 16-byte word read, the samples turned into floats, the
+// 2K FMA chains, rounding, one store; no halo, no shared memory, no recomputed rows) takes 15.2–15.4 µs at 4K GRAY8
+// K = 15 and 24.4–24.5 at K = 31, this kernel 20.4 and 33.3–33.5: 73–75 % of that ceiling (docs/benchmarks.md).
 //
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
 // borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
