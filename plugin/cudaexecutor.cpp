@@ -107,6 +107,7 @@ struct Slot {
     cudafilters::Event fork;
     std::vector<cudafilters::Stream> sides;
     std::vector<cudafilters::Event> joins;
+    std::vector<cudafilters::Event> pendingDone;  // recorded on a neighbour's streams (FrameInFlight::pendingStreams)
     cudafilters::DeviceBuffer input;       // input layout
     cudafilters::DeviceBuffer output;      // output layout
     cudafilters::PinnedBuffer stagingIn;   // pageable input is copied here first (input info layout)
@@ -260,6 +261,13 @@ public:
         if (frame.inFence)
             checkCuda(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(frame.inFence->event()), 0),
                       "cudaStreamWaitEvent (input fence)");
+        for (std::size_t i = 0; i < frame.pendingStreams.size(); ++i) {
+            if (slot.pendingDone.size() <= i) slot.pendingDone.push_back(cudafilters::Event::create());
+            checkCuda(cudaEventRecord(slot.pendingDone[i].get(), static_cast<cudaStream_t>(frame.pendingStreams[i])),
+                      "cudaEventRecord (a neighbour's stream)");
+            checkCuda(cudaStreamWaitEvent(stream, slot.pendingDone[i].get(), 0),
+                      "cudaStreamWaitEvent (a neighbour's stream)");
+        }
         if (frame.inPeer) {
             // CUDA memory of another context or device: copied by the GPU (unified addressing), where a host mapping
             // would take it through host memory twice. GStreamer's CUDA contexts (ours too) enable peer access to

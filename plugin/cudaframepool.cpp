@@ -4,6 +4,10 @@
 
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudastream.h>
+#endif
 
 #include <algorithm>
 #include <iterator>
@@ -17,6 +21,10 @@ struct _GstCudaFramePool {
     GstCudaAllocator* allocator;
     GstVideoInfo info;     // the frame as negotiated
     GstVideoInfo storage;  // the RGBA image the allocator lays out
+#if GST_CHECK_VERSION(1, 24, 0)
+    GstCudaStream* stream;  // the config's stream (null: the default stream), carried by the memory as
+                            // GstCudaBufferPool's memory carries it
+#endif
 };
 
 G_DEFINE_TYPE(GstCudaFramePool, gst_cuda_frame_pool, GST_TYPE_BUFFER_POOL)
@@ -51,6 +59,14 @@ static void lay_out(const GstVideoInfo* info, gsize pitch, gsize offsets[GST_VID
     }
 }
 
+static GstMemory* alloc_frame_memory(GstCudaFramePool* self) {
+#if GST_CHECK_VERSION(1, 24, 0)
+    return gst_cuda_allocator_alloc(self->allocator, self->context, self->stream, &self->storage);
+#else
+    return gst_cuda_allocator_alloc(self->allocator, self->context, &self->storage);
+#endif
+}
+
 static const gchar** gst_cuda_frame_pool_get_options(GstBufferPool*) {
     static const gchar* options[] = {GST_BUFFER_POOL_OPTION_VIDEO_META, nullptr};
     return options;
@@ -71,6 +87,10 @@ static gboolean gst_cuda_frame_pool_set_config(GstBufferPool* pool, GstStructure
         return FALSE;
     }
     self->info = info;
+#if GST_CHECK_VERSION(1, 24, 0)
+    gst_clear_cuda_stream(&self->stream);
+    self->stream = gst_buffer_pool_config_get_cuda_stream(config);
+#endif
     gint widest = 0;
     guint rows = 0;
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
@@ -80,7 +100,7 @@ static gboolean gst_cuda_frame_pool_set_config(GstBufferPool* pool, GstStructure
     gst_video_info_set_format(&self->storage, GST_VIDEO_FORMAT_RGBA, guint((widest + 3) / 4), rows);
 
     // One allocation tells the pitch, so that the pool's size is the buffers' size.
-    GstMemory* probe = gst_cuda_allocator_alloc(self->allocator, self->context, &self->storage);
+    GstMemory* probe = alloc_frame_memory(self);
     if (!probe) {
         GST_WARNING_OBJECT(pool, "could not allocate %d × %u bytes of CUDA memory", widest, rows);
         return FALSE;
@@ -101,7 +121,7 @@ static gboolean gst_cuda_frame_pool_set_config(GstBufferPool* pool, GstStructure
 static GstFlowReturn gst_cuda_frame_pool_alloc_buffer(GstBufferPool* pool, GstBuffer** buffer,
                                                      GstBufferPoolAcquireParams*) {
     auto* self = GST_CUDA_FRAME_POOL(pool);
-    GstMemory* mem = gst_cuda_allocator_alloc(self->allocator, self->context, &self->storage);
+    GstMemory* mem = alloc_frame_memory(self);
     if (!mem) {
         GST_ERROR_OBJECT(pool, "could not allocate CUDA memory for a %s frame", GST_VIDEO_INFO_NAME(&self->info));
         return GST_FLOW_ERROR;
@@ -122,6 +142,9 @@ static void gst_cuda_frame_pool_finalize(GObject* object) {
     auto* self = GST_CUDA_FRAME_POOL(object);
     gst_clear_object(&self->context);
     gst_clear_object(&self->allocator);
+#if GST_CHECK_VERSION(1, 24, 0)
+    gst_clear_cuda_stream(&self->stream);
+#endif
     G_OBJECT_CLASS(gst_cuda_frame_pool_parent_class)->finalize(object);
 }
 

@@ -12,8 +12,12 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
 #include <gst/cuda/gstcudautils.h>
 
+#include <algorithm>
 #include <string>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_cuda_filter_debug);
@@ -101,6 +105,34 @@ CudaResidence buffer_cuda_residence(GstBuffer* buffer, GstCudaContext* context) 
         }
     }
     return where;
+}
+
+void buffer_pending_streams(GstBuffer* buffer, GstCudaContext* context, std::vector<void*>& streams) {
+#if GST_CHECK_VERSION(1, 24, 0)
+    for (guint i = 0, n = gst_buffer_n_memory(buffer); i < n; ++i) {
+        GstMemory* mem = gst_buffer_peek_memory(buffer, i);
+        if (!gst_is_cuda_memory(mem) || !GST_MEMORY_FLAG_IS_SET(mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC)) continue;
+        GstCudaMemory* cmem = GST_CUDA_MEMORY_CAST(mem);
+        GstCudaStream* stream = gst_cuda_memory_get_stream(cmem);
+        if (!stream) continue;  // the default stream: the writer synchronised before it pushed
+        const bool ours = context && (cmem->context == context ||
+                                      gst_cuda_context_get_handle(cmem->context) == gst_cuda_context_get_handle(context));
+        if (!ours) {
+            GST_LOG("memory %u of %p: work queued on a stream of another context, synchronised", i, buffer);
+            gst_cuda_memory_sync(cmem);
+            continue;
+        }
+        void* handle = gst_cuda_stream_get_handle(stream);
+        if (std::find(streams.begin(), streams.end(), handle) == streams.end()) {
+            GST_LOG("memory %u of %p: work queued on stream %p, waited for on the GPU", i, buffer, handle);
+            streams.push_back(handle);
+        }
+    }
+#else
+    (void)buffer;
+    (void)context;
+    (void)streams;
+#endif
 }
 
 GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,

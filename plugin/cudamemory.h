@@ -5,6 +5,8 @@
 // a build with that library (CUDAFILTERS_HAVE_GST_CUDA); without it the elements move frames through host memory.
 #include <gst/gst.h>
 
+#include <vector>
+
 typedef struct _GstCudaContext GstCudaContext;
 
 namespace gstcudafilters {
@@ -51,6 +53,14 @@ int cuda_context_device(GstCudaContext* context);
 // - Host: some memory is not CUDA memory (or there is none).
 enum class CudaResidence { Host, Ours, Other };
 CudaResidence buffer_cuda_residence(GstBuffer* buffer, GstCudaContext* context);
+
+// GStreamer 1.24 and later: CUDA memory carries the stream its writer works on, and a writer that has queued work
+// there flags it GST_CUDA_MEMORY_TRANSFER_NEED_SYNC; a device mapping does not wait for that work. Call this once
+// `buffer` is mapped on the device (the mapping itself may queue an upload). For memory of `context` the streams
+// with queued work are appended to `streams` (CUstreams, each once): the element's stream waits for them on the GPU.
+// Memory of another context is synchronised on the host (an event of ours cannot be recorded on its stream).
+// GStreamer 1.22's memory has no stream: nothing is waited for.
+void buffer_pending_streams(GstBuffer* buffer, GstCudaContext* context, std::vector<void*>& streams);
 
 // A pool of CUDA memory of `context` configured for `caps` with video metas (transfer full; null on failure): a
 // GstCudaBufferPool, or a GstCudaFramePool for the formats GStreamer's allocator has no layout for. `*size` is set to

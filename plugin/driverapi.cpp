@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// CUDA driver calls through cudaGetDriverEntryPointByVersion (see driverapi.h).
+// CUDA driver calls through the runtime's driver entry points (see driverapi.h).
 #include "driverapi.h"
 
 #include <cudafilters/cuda_raii.hpp>
@@ -12,14 +12,22 @@
 namespace gstcudafilters::driver {
 namespace {
 
+#if CUDART_VERSION >= 12050
 constexpr unsigned kDriverApiVersion = 12000;  // the signatures below are those of CUDA 12.0 and later
+#endif
 
 template <typename Fn>
 Fn entryPoint(const char* symbol) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
     cudafilters::checkCuda(cudaGetDriverEntryPointByVersion(symbol, &fn, kDriverApiVersion, cudaEnableDefault, &found),
                            "cudaGetDriverEntryPointByVersion");
+#else
+    // Toolkits before 12.5 have only the unversioned lookup: it returns the newest ABI of the symbol the toolkit knows,
+    // which for these calls is the 12.0 one asked for above.
+    cudafilters::checkCuda(cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found), "cudaGetDriverEntryPoint");
+#endif
     if (found != cudaDriverEntryPointSuccess || fn == nullptr)
         throw cudafilters::CudaError(symbol, int(cudaErrorSymbolNotFound), "cudaErrorSymbolNotFound",
                                      std::string("the driver has no ") + symbol);

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gstcudafilters {
 
@@ -29,6 +30,8 @@ struct FrameInFlight {
     bool inPeer = false;            // inFrame mapped on the device: CUDA memory of another context or device, copied in
                                     // by the GPU (peer to peer where the devices can)
     std::shared_ptr<FrameFence> inFence;  // the input's pending work (a neighbour of ours wrote it): waited for on the GPU
+    std::vector<void*> pendingStreams;    // CUstreams with work queued on the frame's memory (GStreamer >= 1.24's
+                                          // stream-carrying CUDA memory): waited for on the GPU
     bool fenceOut = false;                // the output leaves before its work is done: submit sets outFence
     std::shared_ptr<FrameFence> outFence;
     int slot = -1;                  // -1: passthrough, nothing to wait for

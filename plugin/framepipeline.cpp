@@ -67,6 +67,12 @@ bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
         return false;
     }
     f.mapped = true;
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+    f.pendingStreams.clear();
+    if (inOnDevice) buffer_pending_streams(f.in, st.cudaContext.get(), f.pendingStreams);
+    // The output's earlier reader (GStreamer >= 1.24's elements read on their own stream) may still be queued.
+    if (f.outDevice && f.out != f.in) buffer_pending_streams(f.out, st.cudaContext.get(), f.pendingStreams);
+#endif
     return true;
 }
 

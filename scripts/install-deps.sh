@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Installs what gst-cuda-filters needs on Debian 12 (idempotent: only missing packages are installed).
-# The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA backend is built too.
+# Installs what gst-cuda-filters needs on Debian 12 or 13 (idempotent: only missing packages are installed); the
+# package names are the same on both.
+# The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA backend is built too. It is
+# NVIDIA's (/usr/local/cuda) or, on Debian 13, Debian's nvidia-cuda-toolkit (12.4, in non-free).
 # libgstreamer-plugins-bad1.0-dev brings GStreamer's CUDA library (gstreamer-cuda-1.0): memory:CUDAMemory on the pads.
 # The Python example (examples/python) and its test need python3-gi, the GStreamer introspection data, numpy and
 # OpenCV's Python module: on Debian 12 the -dev packages above already pull in all but python3-numpy and
-# python3-opencv, which take about 12 s to install (measured 2026-11-24).
+# python3-opencv.
 set -euo pipefail
 packages=(
   meson ninja-build pkg-config g++ python3

@@ -73,6 +73,16 @@
 
 #include <cuda_pipeline.h>
 
+// cp.async (sm_80 and later) stages words without passing them through registers. Before sm_80, __pipeline_memcpy_async
+// is an ordinary load and store, so the kernel is the same but for the overlap of staging and filtering.
+// CUDAFILTERS_NO_CP_ASYNC builds that path for any architecture, so that the GPU tests check it on newer GPUs
+// (scripts/gpu/pre-sm80-check.sh).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(CUDAFILTERS_NO_CP_ASYNC)
+#define CUDAFILTERS_CP_ASYNC 1
+#else
+#define CUDAFILTERS_CP_ASYNC 0
+#endif
+
 #include <algorithm>
 #include <cmath>
 
@@ -203,10 +213,14 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
             for (int k = 0; k < ITEMS; ++k) {
                 if (first + itemRow[k] >= total) continue;
                 const std::uint8_t* src = spanSrc + std::size_t(unsigned(firstRow + itemRow[k])) * srcPitch + itemByte[k];
+#if CUDAFILTERS_CP_ASYNC
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
                              :
                              : "r"(itemShared[k] + unsigned(buffer) * kStageBytes), "l"(src)
                              : "memory");
+#else
+                __pipeline_memcpy_async(&staged[buffer][itemRow[k]][itemByte[k] / 16], src, 16);
+#endif
             }
         } else {
 #pragma unroll
