@@ -13,7 +13,7 @@ build=${BUILD:-/src/gst-cuda-filters/build-gpu}  # inside the root
 multiarch=x86_64-linux-gnu
 gst=/usr/lib/$multiarch/gstreamer-1.0
 plugins="coreelements app videotestsrc videoconvertscale videorate typefindfunctions videoparsersbad nvcodec imagefreeze \
-isomp4 rawparse videofilter"
+isomp4 rawparse videofilter multifile"
 stage=$(mktemp -d)/debian13
 mkdir -p "$stage"/{lib,plugins,bin,plugin,plugin-test-seam,tests,bench}
 programs=("$build/tests/element/element-tests" "$build/bench/pipeline/bench-pipeline" /usr/bin/gst-launch-1.0

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The GPU host pass for the platforms, in one call, logs into $OUT and a short table last:
+# - the element suite on CUDA against GStreamer 1.22 (.gpu-bundle, build-gpu/ packed by scripts/gpu/pack.sh) and
+#   against 1.26 (gpu-carry/debian13.tar.xz, a Debian 13 build packed by scripts/gpu/pack-debian13.sh), the latter
+#   with the stream tests (CudaStreams.*);
+# - the convolution GPU suite built as for GPUs before sm_80 (CUDAFILTERS_NO_CP_ASYNC: the staging path without
+#   cp.async, gpu-carry/nocp.tar.xz) beside the normal one;
+# - compute-sanitizer on the new paths;
+# - on 1.26: nvh264dec ! cudaconvolve ! cudadownload and cudaupload ! cudaconvertscale ! cudahisteq ! cudaconvolve !
+#   cudadownload against the same pipelines through system memory (output checksums);
+# - bench-pipeline's decode and chain rows on 1.22 and 1.26, alternately.
+#   Carry [".gpu-bundle", "gpu-carry"]; steps can be chosen: platforms.sh element convolve sanitize pixels bench
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+steps=${*:-"element convolve sanitize pixels bench"}
+step() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+rm -rf build-payload debian13 build-nocp && mkdir -p build-payload build-nocp
+tar -C build-payload -xJf gpu-carry/payload.tar.xz
+tar -xJf gpu-carry/debian13.tar.xz
+tar -C build-nocp -xJf gpu-carry/nocp.tar.xz
+run22=".gpu-bundle/run env"
+run26=debian13/run
+el22="$run22 GST_PLUGIN_PATH=$PWD/build-payload/plugin-test-seam GST_REGISTRY=/tmp/reg22-seam.bin"
+el26="$run26 GST_PLUGIN_PATH=$PWD/debian13/plugin-test-seam GST_REGISTRY=/tmp/reg26-seam.bin"
+prod22="$run22 GST_PLUGIN_PATH=$PWD/build-payload/plugin GST_REGISTRY=/tmp/reg22.bin"
+prod26="$run26 GST_PLUGIN_PATH=$PWD/debian13/plugin GST_REGISTRY=/tmp/reg26.bin"
+summary=()
+gtest_line() {
+  echo "rc=$1 $(grep -E '^\[  PASSED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  FAILED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  SKIPPED \] [0-9]+' "$2" | tail -1)"
+}
+sanitizer_line() { echo "rc=$1 $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$2" | tail -1) $(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]' "$2" | tail -2 | paste -sd' ')"; }
+{ date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv; nvcc --version | tail -1; } >"$out/device.txt" 2>&1
+cat "$out/device.txt"
+$prod26 gst-inspect-1.0 --version >"$out/gst26-version.txt" 2>&1
+summary+=("GStreamer of the Debian 13 bundle: $(head -2 "$out/gst26-version.txt" | tail -1)")
+
+if step element; then
+  start=$SECONDS
+  CUDAFILTERS_TEST_BACKEND=cuda timeout 240 $el22 build-payload/tests/element-tests --gtest_brief=1 >"$out/element-cuda-1.22.log" 2>&1
+  summary+=("element-tests cuda, GStreamer 1.22: $(gtest_line $? "$out/element-cuda-1.22.log") ($((SECONDS - start)) s)")
+  grep -E '^\[  FAILED  \]' "$out/element-cuda-1.22.log" | head -20
+  start=$SECONDS
+  timeout 300 $el26 CUDAFILTERS_TEST_BACKEND=cuda debian13/tests/element-tests --gtest_brief=1 >"$out/element-cuda-1.26.log" 2>&1
+  summary+=("element-tests cuda, GStreamer 1.26: $(gtest_line $? "$out/element-cuda-1.26.log") ($((SECONDS - start)) s)")
+  grep -E '^\[  FAILED  \]' "$out/element-cuda-1.26.log" | head -20
+  timeout 60 $el26 CUDAFILTERS_TEST_BACKEND=cuda debian13/tests/element-tests --gtest_filter='CudaStreams.*' >"$out/streams-1.26.log" 2>&1
+  summary+=("CudaStreams.* on 1.26: $(gtest_line $? "$out/streams-1.26.log")")
+fi
+if step convolve; then
+  start=$SECONDS
+  timeout 200 build-payload/tests/convolve-gpu-tests --gtest_brief=1 >"$out/convolve-gpu.log" 2>&1
+  summary+=("convolve-gpu-tests (cp.async): $(gtest_line $? "$out/convolve-gpu.log") ($((SECONDS - start)) s)")
+  start=$SECONDS
+  timeout 200 build-nocp/convolve-gpu-tests --gtest_brief=1 >"$out/convolve-gpu-nocp.log" 2>&1
+  summary+=("convolve-gpu-tests (pre-sm80 staging): $(gtest_line $? "$out/convolve-gpu-nocp.log") ($((SECONDS - start)) s)")
+  grep -E '^\[  FAILED  \]' "$out/convolve-gpu-nocp.log" | head -20
+fi
+if step sanitize; then
+  cs="compute-sanitizer --error-exitcode 9"
+  for tool in memcheck racecheck initcheck synccheck; do
+    timeout 150 $cs --tool $tool build-nocp/convolve-gpu-tests --gtest_brief=1 \
+      --gtest_filter='*SeparableBytes*:*385x289*:CudaConvolver.*' >"$out/san-nocp-$tool.log" 2>&1
+    summary+=("$tool convolve pre-sm80: $(sanitizer_line $? "$out/san-nocp-$tool.log")")
+  done
+  # Through Debian 13's loader: the sanitizer starts the loader, which starts the tests.
+  for tool in memcheck synccheck; do
+    CUDAFILTERS_TEST_BACKEND=cuda GST_PLUGIN_PATH=$PWD/debian13/plugin-test-seam GST_REGISTRY=/tmp/reg26-san.bin \
+      GST_PLUGIN_SYSTEM_PATH_1_0=$PWD/debian13/plugins GST_REGISTRY_FORK=no timeout 200 \
+      $cs --tool $tool debian13/lib/ld-linux-x86-64.so.2 --library-path debian13/lib debian13/tests/element-tests \
+      --gtest_brief=1 --gtest_filter='CudaStreams.*:CudaMemory.*' >"$out/san-1.26-$tool.log" 2>&1
+    summary+=("$tool element streams+memory 1.26: $(sanitizer_line $? "$out/san-1.26-$tool.log")")
+  done
+fi
+if step pixels; then
+  clip=gpu-carry/clip-1080p.h264
+  h264="filesrc location=$clip ! video/x-h264,stream-format=byte-stream ! h264parse ! nvh264dec"
+  raw() {  # name, pipeline head (ends before the sink)
+    local name=$1; shift
+    timeout 60 $prod26 gst-launch-1.0 -q $* ! filesink location=/tmp/$name.raw >"$out/pixels-$name.log" 2>&1
+    echo "rc=$? $(md5sum </tmp/$name.raw | cut -c1-32) $(stat -c %s /tmp/$name.raw) bytes"
+  }
+  a=$(raw decode-cuda "$h264 ! cudaconvolve preset=gaussian size=5 ! cudadownload")
+  b=$(raw decode-sys "$h264 ! cudadownload ! cudaconvolve preset=gaussian size=5")
+  summary+=("1.26 nvh264dec ! cudaconvolve ! cudadownload: $a")
+  summary+=("1.26 nvh264dec ! cudadownload ! cudaconvolve:   $b $([ "${a#* }" = "${b#* }" ] && echo SAME || echo DIFFERENT)")
+  src="videotestsrc num-buffers=120 pattern=ball ! video/x-raw,format=NV12,width=1280,height=720 ! cudaupload ! cudaconvertscale ! video/x-raw(memory:CUDAMemory),width=1920,height=1080"
+  a=$(raw convert-cuda "$src ! cudahisteq mode=clahe ! cudaconvolve preset=sharpen ! cudadownload")
+  b=$(raw convert-sys "$src ! cudadownload ! cudahisteq mode=clahe ! cudaconvolve preset=sharpen")
+  summary+=("1.26 cudaupload ! cudaconvertscale ! cudahisteq ! cudaconvolve ! cudadownload: $a")
+  summary+=("1.26 the same through system memory:                                 $b $([ "${a#* }" = "${b#* }" ] && echo SAME || echo DIFFERENT)")
+fi
+if step bench; then
+  for round in 1 2; do
+    for v in 22 26; do
+      eval "prod=\$prod$v"
+      [ $v = 22 ] && bench=build-payload/bench/bench-pipeline || bench=debian13/bench/bench-pipeline
+      for only in d-decode c-chain; do
+        timeout 150 $prod $bench --seconds ${PIPELINE_SECONDS:-2} --clip gpu-carry/clip-1080p.h264 --only $only \
+          >"$out/bench-pipeline-1.$v-$only-$round.md" 2>"$out/bench-pipeline-1.$v-$only-$round.err"
+        summary+=("bench-pipeline 1.$v --only $only round $round: rc=$?")
+      done
+    done
+  done
+fi
+printf '\n%s\n' "${summary[@]}" | tee "$out/summary.txt"
