@@ -22,10 +22,14 @@ for p in $plugins; do programs+=("$gst/libgst$p.so"); done
 # Every library any of them loads, as the root's loader resolves it; the driver's own libraries come from the host.
 chroot "$root" /bin/sh -c "for f in ${programs[*]}; do ldd \$f; done" | awk '/=> \// {print $3} /^\t\/lib64/ {print $1}' |
   sort -u | grep -vE 'libcuda\.so|libnvidia' >"$stage/libs.txt"
-while read -r lib; do cp -L "$root$lib" "$stage/lib/"; done <"$stage/libs.txt"
-cp -L "$root/lib64/ld-linux-x86-64.so.2" "$stage/lib/"
-for p in $plugins; do cp -L "$root$gst/libgst$p.so" "$stage/plugins/"; done
-cp -L "$root/usr/bin/gst-launch-1.0" "$root/usr/bin/gst-inspect-1.0" "$stage/bin/"
+# Read inside the root: some names are links through /etc/alternatives, which must resolve there.
+from_root() { chroot "$root" cat "$1" >"$2/$(basename "$1")"; }
+while read -r lib; do from_root "$lib" "$stage/lib"; done <"$stage/libs.txt"
+from_root /lib64/ld-linux-x86-64.so.2 "$stage/lib"
+chmod +x "$stage/lib/ld-linux-x86-64.so.2"
+for p in $plugins; do from_root "$gst/libgst$p.so" "$stage/plugins"; done
+for p in gst-launch-1.0 gst-inspect-1.0; do from_root /usr/bin/$p "$stage/bin"; done
+chmod +x "$stage"/bin/*
 cp "$root$build/plugin/libgstcudafilters.so" "$stage/plugin/"
 cp "$root$build/plugin/test-seam/libgstcudafilters.so" "$stage/plugin-test-seam/"
 cp "$root$build/tests/element/element-tests" "$stage/tests/"

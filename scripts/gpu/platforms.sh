@@ -10,7 +10,14 @@
 # - on 1.26: nvh264dec ! cudaconvolve ! cudadownload and cudaupload ! cudaconvertscale ! cudahisteq ! cudaconvolve !
 #   cudadownload against the same pipelines through system memory (output checksums);
 # - bench-pipeline's decode and chain rows on 1.22 and 1.26, alternately.
-#   Carry [".gpu-bundle", "gpu-carry"]; steps can be chosen: platforms.sh element convolve sanitize pixels bench
+# Made here first:
+#   meson setup build-gpu -Dcuda-arch=9.0 -Dopencv=disabled && ninja -C build-gpu && scripts/gpu/pack.sh
+#   meson setup build-nocp -Dcuda-arch=9.0 -Dopencv=disabled -Dplugin=disabled -Dcuda_args=-DCUDAFILTERS_NO_CP_ASYNC &&
+#     ninja -C build-nocp tests/convolve/convolve-gpu-tests &&
+#     strip build-nocp/tests/convolve/convolve-gpu-tests && tar -C build-nocp/tests/convolve -cJf gpu-carry/nocp.tar.xz convolve-gpu-tests
+#   in the Debian 13 root (scripts/debian13.sh, then gstreamer1.0-plugins-bad installed there for nvcodec): the same
+#   build-gpu in /src/gst-cuda-filters, then scripts/gpu/pack-debian13.sh
+# Carry [".gpu-bundle", "gpu-carry"]; steps can be chosen: platforms.sh element convolve sanitize pixels bench
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -18,17 +25,20 @@ mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 steps=${*:-"element convolve sanitize pixels bench"}
 step() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+summary=()
+# What is carried decides what runs (the whole set is above the carry limit: two calls take it): a step whose files
+# are absent is left out and said so.
 rm -rf build-payload debian13 build-nocp && mkdir -p build-payload build-nocp
-tar -C build-payload -xJf gpu-carry/payload.tar.xz
-tar -xJf gpu-carry/debian13.tar.xz
-tar -C build-nocp -xJf gpu-carry/nocp.tar.xz
+[ -f gpu-carry/payload.tar.xz ] && tar -C build-payload -xJf gpu-carry/payload.tar.xz
+[ -f gpu-carry/debian13.tar.xz ] && tar -xJf gpu-carry/debian13.tar.xz
+[ -f gpu-carry/nocp.tar.xz ] && tar -C build-nocp -xJf gpu-carry/nocp.tar.xz
+have() { [ -e "$1" ] || { summary+=("left out: $2 ($1 not carried)"); return 1; }; }
 run22=".gpu-bundle/run env"
 run26=debian13/run
 el22="$run22 GST_PLUGIN_PATH=$PWD/build-payload/plugin-test-seam GST_REGISTRY=/tmp/reg22-seam.bin"
 el26="$run26 GST_PLUGIN_PATH=$PWD/debian13/plugin-test-seam GST_REGISTRY=/tmp/reg26-seam.bin"
 prod22="$run22 GST_PLUGIN_PATH=$PWD/build-payload/plugin GST_REGISTRY=/tmp/reg22.bin"
 prod26="$run26 GST_PLUGIN_PATH=$PWD/debian13/plugin GST_REGISTRY=/tmp/reg26.bin"
-summary=()
 gtest_line() {
   echo "rc=$1 $(grep -E '^\[  PASSED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  FAILED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  SKIPPED \] [0-9]+' "$2" | tail -1)"
 }
@@ -40,21 +50,28 @@ summary+=("GStreamer of the Debian 13 bundle: $(head -2 "$out/gst26-version.txt"
 
 if step element; then
   start=$SECONDS
-  CUDAFILTERS_TEST_BACKEND=cuda timeout 240 $el22 build-payload/tests/element-tests --gtest_brief=1 >"$out/element-cuda-1.22.log" 2>&1
-  summary+=("element-tests cuda, GStreamer 1.22: $(gtest_line $? "$out/element-cuda-1.22.log") ($((SECONDS - start)) s)")
-  grep -E '^\[  FAILED  \]' "$out/element-cuda-1.22.log" | head -20
+  if have build-payload/tests/element-tests "element suite on 1.22"; then
+    CUDAFILTERS_TEST_BACKEND=cuda timeout 240 $el22 build-payload/tests/element-tests --gtest_brief=1 >"$out/element-cuda-1.22.log" 2>&1
+    summary+=("element-tests cuda, GStreamer 1.22: $(gtest_line $? "$out/element-cuda-1.22.log") ($((SECONDS - start)) s)")
+    grep -E '^\[  FAILED  \]' "$out/element-cuda-1.22.log" | head -20
+  fi
   start=$SECONDS
+  if have debian13/tests/element-tests "element suite on 1.26"; then
   timeout 300 $el26 CUDAFILTERS_TEST_BACKEND=cuda debian13/tests/element-tests --gtest_brief=1 >"$out/element-cuda-1.26.log" 2>&1
   summary+=("element-tests cuda, GStreamer 1.26: $(gtest_line $? "$out/element-cuda-1.26.log") ($((SECONDS - start)) s)")
   grep -E '^\[  FAILED  \]' "$out/element-cuda-1.26.log" | head -20
   timeout 60 $el26 CUDAFILTERS_TEST_BACKEND=cuda debian13/tests/element-tests --gtest_filter='CudaStreams.*' >"$out/streams-1.26.log" 2>&1
   summary+=("CudaStreams.* on 1.26: $(gtest_line $? "$out/streams-1.26.log")")
+  fi
 fi
 if step convolve; then
   start=$SECONDS
-  timeout 200 build-payload/tests/convolve-gpu-tests --gtest_brief=1 >"$out/convolve-gpu.log" 2>&1
-  summary+=("convolve-gpu-tests (cp.async): $(gtest_line $? "$out/convolve-gpu.log") ($((SECONDS - start)) s)")
+  if have build-payload/tests/convolve-gpu-tests "convolution suite with cp.async"; then
+    timeout 200 build-payload/tests/convolve-gpu-tests --gtest_brief=1 >"$out/convolve-gpu.log" 2>&1
+    summary+=("convolve-gpu-tests (cp.async): $(gtest_line $? "$out/convolve-gpu.log") ($((SECONDS - start)) s)")
+  fi
   start=$SECONDS
+  have build-nocp/convolve-gpu-tests "convolution suite with the pre-sm80 staging" &&
   timeout 200 build-nocp/convolve-gpu-tests --gtest_brief=1 >"$out/convolve-gpu-nocp.log" 2>&1
   summary+=("convolve-gpu-tests (pre-sm80 staging): $(gtest_line $? "$out/convolve-gpu-nocp.log") ($((SECONDS - start)) s)")
   grep -E '^\[  FAILED  \]' "$out/convolve-gpu-nocp.log" | head -20
@@ -98,6 +115,7 @@ if step bench; then
     for v in 22 26; do
       eval "prod=\$prod$v"
       [ $v = 22 ] && bench=build-payload/bench/bench-pipeline || bench=debian13/bench/bench-pipeline
+      [ -e $bench ] || continue
       for only in d-decode c-chain; do
         timeout 150 $prod $bench --seconds ${PIPELINE_SECONDS:-2} --clip gpu-carry/clip-1080p.h264 --only $only \
           >"$out/bench-pipeline-1.$v-$only-$round.md" 2>"$out/bench-pipeline-1.$v-$only-$round.err"
