@@ -44,7 +44,8 @@ export GST_PLUGIN_SYSTEM_PATH_1_0="$here/plugins" GST_REGISTRY_FORK=no
 while [ $# -gt 0 ]; do case $1 in *=*) export "$1"; shift ;; *) break ;; esac; done
 prog=$1; shift
 [ -x "$prog" ] || prog="$here/bin/$prog"
-exec "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib" "$prog" "$@"
+# GStreamer's CUDA library loads NVRTC (cudaconvertscale's kernels) from the host's toolkit.
+exec "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64" "$prog" "$@"
 EOF
 chmod +x "$stage/run"
 mkdir -p gpu-carry

@@ -73,15 +73,40 @@
 
 #include <cuda_pipeline.h>
 
-// cp.async (sm_80 and later) stages words without passing them through registers. Before sm_80, __pipeline_memcpy_async
-// is an ordinary load and store, so the kernel is the same but for the overlap of staging and filtering.
+// cp.async (sm_80 and later) stages words without passing them through registers. Before sm_80 a word is loaded and
+// stored as cuda_pipeline.h does there, so the kernel is the same but for the overlap of staging and filtering.
 // CUDAFILTERS_NO_CP_ASYNC builds that path for any architecture, so that the GPU tests check it on newer GPUs
-// (scripts/gpu/pre-sm80-check.sh).
+// (scripts/gpu/platforms.sh).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(CUDAFILTERS_NO_CP_ASYNC)
 #define CUDAFILTERS_CP_ASYNC 1
 #else
 #define CUDAFILTERS_CP_ASYNC 0
 #endif
+
+namespace {
+
+// One 16-byte word from global to shared memory, asynchronous where the GPU can.
+__device__ __forceinline__ void stageWord(void* shared, const void* global) {
+#if CUDAFILTERS_CP_ASYNC
+    __pipeline_memcpy_async(shared, global, 16);
+#else
+    *static_cast<uint4*>(shared) = __ldg(static_cast<const uint4*>(global));
+#endif
+}
+
+__device__ __forceinline__ void stageCommit() {
+#if CUDAFILTERS_CP_ASYNC
+    __pipeline_commit();
+#endif
+}
+
+__device__ __forceinline__ void stageWait() {
+#if CUDAFILTERS_CP_ASYNC
+    __pipeline_wait_prior(0);
+#endif
+}
+
+}  // namespace
 
 #include <algorithm>
 #include <cmath>
@@ -219,7 +244,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
                              : "r"(itemShared[k] + unsigned(buffer) * kStageBytes), "l"(src)
                              : "memory");
 #else
-                __pipeline_memcpy_async(&staged[buffer][itemRow[k]][itemByte[k] / 16], src, 16);
+                stageWord(&staged[buffer][itemRow[k]][itemByte[k] / 16], src);
 #endif
             }
         } else {
@@ -229,11 +254,11 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
                 if (first + row >= total) continue;
                 const int gy = borderIndex(firstRow + row, f.height, f.border);
                 uint4* word = &staged[buffer][row][itemByte[k] / 16];
-                if (gy >= 0) __pipeline_memcpy_async(word, spanSrc + std::size_t(gy) * f.srcPitch + itemByte[k], 16);
+                if (gy >= 0) stageWord(word, spanSrc + std::size_t(gy) * f.srcPitch + itemByte[k]);
                 else *word = borderWords;
             }
         }
-        __pipeline_commit();
+        stageCommit();
         if (!edgeBlock) return;
         constexpr int kPerRow = Cfg::THREADS / Cfg::CH;  // threads a row, bytes part, part + kPerRow, … of a word each
         const int row = t / kPerRow, part = t % kPerRow;
@@ -341,7 +366,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     int slot = runRow;  // ring slot of this thread's row-pass row
     int outDone = 0, ready = 0;
     stage(0, 0);
-    __pipeline_wait_prior(0);
+    stageWait();
     __syncthreads();
     // Two barriers a chunk: its row pass, a barrier, its column pass while the next chunk is staged, a barrier.
     // OVERLAP, one: the next chunk staged, this chunk's row pass and the previous chunk's column pass side by side, a
@@ -426,7 +451,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
         } else {
             outDone = ready;
         }
-        __pipeline_wait_prior(0);
+        stageWait();
         __syncthreads();
     }
 }
