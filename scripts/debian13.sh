@@ -3,7 +3,8 @@
 # The project on Debian 13 "trixie" from any Debian machine, as a new user there would build it: a minimal root made
 # by debootstrap from Debian's packages (GStreamer 1.26, OpenCV 4.10, g++ 14, and Debian's own CUDA toolkit 12.4 from
 # non-free), the source files copied in (tracked and new, not ignored, as scripts/package.sh copies them), then inside
-# it the README's test command (scripts/test.sh, which installs the rest through scripts/install-deps.sh) and the
+# it the README's two commands (scripts/test.sh, which installs the rest through scripts/install-deps.sh, and
+# scripts/demo.sh) and the
 # Debian package with the CUDA backend for the default architecture list, checked from its installed files.
 # The reports land in ci-results/debian13/ for scripts/test-summary.py. Needs root (debootstrap, chroot).
 #   scripts/debian13.sh                  DEBIAN13_ROOT=dir (default debian13-root/, reused when already made)
@@ -63,7 +64,9 @@ for step in $steps; do
   start=$SECONDS
   case $step in
     tests)
+      # The README's two commands: the tests, then the demo on the same build (CPU backend: no GPU here).
       in_root bash -c 'cd /src/gst-cuda-filters && ./scripts/test.sh' || status=1
+      in_root bash -c 'cd /src/gst-cuda-filters && ./scripts/demo.sh --frames 30' || status=1
       mkdir -p "$results/build/tests/results" "$results/build/meson-logs"
       cp "$src"/build/tests/results/*.xml "$results/build/tests/results/" 2>/dev/null || true
       cp "$src/build/meson-logs/testlog.json" "$results/build/meson-logs/" 2>/dev/null || true

@@ -121,14 +121,14 @@ if step pixels; then
   summary+=("1.26 the same through system memory:                                 $b $([ "${a#* }" = "${b#* }" ] && echo SAME || echo DIFFERENT)")
 fi
 if step bench; then
-  for round in 1 2; do
+  for round in $(seq ${BENCH_ROUNDS:-2}); do
     for v in 22 26; do
       eval "prod=\$prod$v"
       [ $v = 22 ] && bench=build-payload/bench/bench-pipeline || bench=debian13/bench/bench-pipeline
       [ -e $bench ] || continue
       for only in d-decode c-chain; do
         timeout 150 $prod $bench --seconds ${PIPELINE_SECONDS:-2} --clip gpu-carry/clip-1080p.h264 --only $only \
-          >"$out/bench-pipeline-1.$v-$only-$round.md" 2>"$out/bench-pipeline-1.$v-$only-$round.err"
+          >"$out/bench-pipeline-1.$v-$only-$round.md" 2>"/tmp/bench-pipeline-1.$v-$only-$round.err"
         summary+=("bench-pipeline 1.$v --only $only round $round: rc=$?")
       done
     done
