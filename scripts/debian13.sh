@@ -16,7 +16,7 @@ steps=${DEBIAN13_STEPS:-tests package}
 results=$PWD/ci-results/debian13
 mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *//p; s/^deb \(\[[^]]*\] \)\?\(http[^ ]*\) .*/\2/p' \
   /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list 2>/dev/null |
-  grep -v security | head -1)}
+  grep -v security | head -1 || true)}
 mirror=${mirror:-http://deb.debian.org/debian}
 
 if [ ! -x "$root/usr/bin/apt-get" ] || [ ! -f "$root/.debian13-ready" ]; then
