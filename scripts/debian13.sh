@@ -44,20 +44,22 @@ mount_in shm dev/shm -t tmpfs tmpfs
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   LANG=C.UTF-8 "$@"; }
 
-if [ ! -f "$root/.debian13-ready" ]; then
-  start=$SECONDS
-  # Debian's CUDA toolkit and git; scripts/test.sh installs the project's own dependencies (the README's command).
-  in_root bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    nvidia-cuda-toolkit git ca-certificates >/dev/null'
-  touch "$root/.debian13-ready"
-  echo "debian13: CUDA toolkit installed in $((SECONDS - start)) s"
-fi
-in_root nvcc --version | tail -1
-
 src=$root/src/gst-cuda-filters
 rm -rf "$src" && mkdir -p "$src"
 git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - | tar -xf - -C "$src"
 git -C "$src" init -q
+if [ ! -f "$root/.debian13-ready" ]; then
+  start=$SECONDS
+  # The project's dependencies first (scripts/install-deps.sh, as the README's commands run it), then Debian's CUDA
+  # toolkit: installed the other way round, the GL alternatives that the toolkit's driver libraries bring leave
+  # libEGL.so.1 (which GStreamer's GL and CUDA libraries need) without its link.
+  in_root bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    git ca-certificates >/dev/null && bash /src/gst-cuda-filters/scripts/install-deps.sh &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nvidia-cuda-toolkit >/dev/null'
+  touch "$root/.debian13-ready"
+  echo "debian13: dependencies and CUDA toolkit installed in $((SECONDS - start)) s"
+fi
+in_root nvcc --version | tail -1
 rm -rf "$results" && mkdir -p "$results"
 status=0
 for step in $steps; do

@@ -8,10 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
-if ! command -v dh >/dev/null || ! command -v dpkg-buildpackage >/dev/null; then
+if ! command -v dh >/dev/null || ! command -v dpkg-buildpackage >/dev/null ||
+   ! dpkg-query -W -f='${Status}' build-essential 2>/dev/null | grep -q "install ok installed"; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends debhelper dpkg-dev >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends debhelper dpkg-dev build-essential >/dev/null
 fi
 out=$PWD/package-output
 rm -rf "$out" && mkdir -p "$out/src"
