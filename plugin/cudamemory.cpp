@@ -86,6 +86,15 @@ int cuda_context_device(GstCudaContext* context) {
     return int(device);
 }
 
+namespace {
+
+// Two GstCudaContext objects may wrap one CUcontext (ours wraps the device's primary context).
+bool same_context(GstCudaContext* a, GstCudaContext* b) {
+    return a && b && (a == b || gst_cuda_context_get_handle(a) == gst_cuda_context_get_handle(b));
+}
+
+}  // namespace
+
 CudaResidence buffer_cuda_residence(GstBuffer* buffer, GstCudaContext* context) {
     const guint n = gst_buffer_n_memory(buffer);
     CudaResidence where = n > 0 ? CudaResidence::Ours : CudaResidence::Host;
@@ -97,8 +106,7 @@ CudaResidence buffer_cuda_residence(GstBuffer* buffer, GstCudaContext* context) 
             return CudaResidence::Host;
         }
         GstCudaContext* owner = GST_CUDA_MEMORY_CAST(mem)->context;
-        if (!context ||
-            (owner != context && gst_cuda_context_get_handle(owner) != gst_cuda_context_get_handle(context))) {
+        if (!same_context(owner, context)) {
             GST_LOG("memory %u of %p is CUDA memory of context %p (CUcontext %p), not ours %p", i, buffer, owner,
                     gst_cuda_context_get_handle(owner), context);
             where = CudaResidence::Other;
@@ -115,9 +123,7 @@ void buffer_pending_streams(GstBuffer* buffer, GstCudaContext* context, std::vec
         GstCudaMemory* cmem = GST_CUDA_MEMORY_CAST(mem);
         GstCudaStream* stream = gst_cuda_memory_get_stream(cmem);
         if (!stream) continue;  // the default stream: the writer synchronised before it pushed
-        const bool ours = context && (cmem->context == context ||
-                                      gst_cuda_context_get_handle(cmem->context) == gst_cuda_context_get_handle(context));
-        if (!ours) {
+        if (!same_context(cmem->context, context)) {
             GST_LOG("memory %u of %p: work queued on a stream of another context, synchronised", i, buffer);
             gst_cuda_memory_sync(cmem);
             continue;
@@ -173,7 +179,7 @@ bool pool_is_cuda_memory_of(GstBufferPool* pool, GstCudaContext* context, GstCap
             return false;
         owner = GST_CUDA_BUFFER_POOL(pool)->context;
     }
-    return owner && (owner == context || gst_cuda_context_get_handle(owner) == gst_cuda_context_get_handle(context));
+    return same_context(owner, context);
 }
 
 }  // namespace gstcudafilters
