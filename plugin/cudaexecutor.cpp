@@ -11,9 +11,9 @@
 //
 // Frames that lie in CUDA memory on both sides are enqueued as one CUDA graph: the slot's stream captures the frame's
 // launches (every part, the copies of the planes the work does not write), the capture updates the slot's executable
-// graph (the same launches with the new frame's pointers), and one graph launch runs it. On the H200 host a kernel
-// launch costs the host 4.7 µs and a graph launch with its update about 1.4 µs per kernel (2026-11-25), and a
-// resident 1080p frame was bound by the streaming thread's launches, not by the GPU. The first frame of a work in a
+// graph (the same launches with the new frame's pointers), and one graph launch runs it: a graph launch with its
+// update costs the streaming thread a fraction of the kernel launches it replaces, and a resident frame is bound by
+// those launches, not by the GPU (scripts/gpu/launch-cost.sh measures both). The first frame of a work in a
 // slot runs uncaptured (a work may allocate on its first frame, which a capture refuses); a work whose capture fails
 // runs uncaptured from then on. CUDAFILTERS_CUDA_GRAPHS=0 in the environment turns the graphs off.
 #include "frameexecutor.h"
@@ -319,6 +319,10 @@ public:
         if (frame.fenceOut) {
             std::shared_ptr<CudaFrameFence> fence = freeFence();
             checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(fence->event()), stream), "cudaEventRecord (fence)");
+            for (void* carried : frame.outStreams)
+                checkCuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(carried),
+                                              static_cast<cudaEvent_t>(fence->event()), 0),
+                          "cudaStreamWaitEvent (the output memory's stream)");
             frame.outFence = std::move(fence);
         }
     }

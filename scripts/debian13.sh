@@ -8,11 +8,12 @@
 # Debian package with the CUDA backend for the default architecture list, checked from its installed files.
 # The reports land in ci-results/debian13/ for scripts/test-summary.py. Needs root (debootstrap, chroot).
 #   scripts/debian13.sh                  DEBIAN13_ROOT=dir (default debian13-root/, reused when already made)
-#   DEBIAN13_STEPS="tests"               only the test command (default: "tests package")
+#   DEBIAN13_STEPS="tests"               only the test command (default: "tests package"); "prepare": only the root
+#                                        with the dependencies and the toolkit (CI makes it while other steps run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(realpath -m "${DEBIAN13_ROOT:-debian13-root}")
-steps=${DEBIAN13_STEPS:-tests package}
+steps=${DEBIAN13_STEPS-tests package}
 results=$PWD/ci-results/debian13
 mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *//p; s/^deb \(\[[^]]*\] \)\?\(http[^ ]*\) .*/\2/p' \
   /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list 2>/dev/null |
@@ -60,6 +61,7 @@ if [ ! -f "$root/.debian13-ready" ]; then
   echo "debian13: dependencies and CUDA toolkit installed in $((SECONDS - start)) s"
 fi
 in_root nvcc --version | tail -1
+[ "$steps" = prepare ] && exit 0
 rm -rf "$results" && mkdir -p "$results"
 status=0
 for step in $steps; do

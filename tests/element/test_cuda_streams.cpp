@@ -185,5 +185,102 @@ TEST(CudaStreams, FramesStillBeingWrittenOnTheirStreamAreWaitedFor) {
     }
 }
 
+// The samples of a frame's first plane as they lie on the device now, read on a stream that waits for nothing.
+std::vector<guint8> deviceSamplesNow(GstBuffer* buffer, const GstVideoInfo& info) {
+    GstVideoFrame frame;
+    std::vector<guint8> samples;
+    if (!gst_video_frame_map(&frame, const_cast<GstVideoInfo*>(&info), buffer, GstMapFlags(GST_MAP_READ | GST_MAP_CUDA)))
+        return samples;
+    const std::size_t row = std::size_t(GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0)) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0);
+    const std::size_t rows = std::size_t(GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0));
+    samples.resize(row * rows);
+    cudaStream_t look = nullptr;
+    cudaStreamCreateWithFlags(&look, cudaStreamNonBlocking);
+    cudaMemcpy2DAsync(samples.data(), row, GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
+                      std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)), row, rows, cudaMemcpyDeviceToHost, look);
+    cudaStreamSynchronize(look);
+    cudaStreamDestroy(look);
+    gst_video_frame_unmap(&frame);
+    return samples;
+}
+
+std::vector<guint8> hostSamples(GstBuffer* buffer, const GstVideoInfo& info) {
+    GstVideoFrame frame;
+    gst_video_frame_map(&frame, const_cast<GstVideoInfo*>(&info), buffer, GST_MAP_READ);
+    const std::size_t row = std::size_t(GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0)) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0);
+    std::vector<guint8> samples;
+    for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0); ++y) {
+        const auto* from = static_cast<const guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) +
+                           std::size_t(y) * std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
+        samples.insert(samples.end(), from, from + row);
+    }
+    gst_video_frame_unmap(&frame);
+    return samples;
+}
+
+// The output side: the element's own pool gives memory that carries a stream of its own. A frame whose work is still
+// queued (here behind the slow writer's 40 ms) leaves at once, flagged NEED_SYNC, with that stream made to wait for
+// the work; a reader that honours the flag (GStreamer's host mapping) gets the finished frame. The device samples
+// read at once, on a stream that waits for nothing, show that the frame did leave before its work ended — so the
+// correct pixels after the host mapping come from the stream's wait, not from a frame that was already complete.
+TEST(CudaStreams, FramesLeaveBeforeTheirWorkEndsOnAStreamReadersWaitFor) {
+    SKIP_WITHOUT_GPU();
+    ASSERT_TRUE(gst_cuda_load_library());
+    const char* format = "GRAY8";
+    const GstVideoInfo info = videoInfo(format, 385, 289);
+    const std::string caps = capsString(format, 385, 289);
+    std::string cudaCaps = caps;
+    cudaCaps.insert(cudaCaps.find(','), "(memory:CUDAMemory)");
+    std::vector<GstBuffer*> frames;
+    for (int i = 0; i < 4; ++i) frames.push_back(randomFrame(info, 500 + i, GST_SECOND * i / 30));
+    GstHarness* reference = gst_harness_new_parse("cudaconvolve backend=cpu preset=gaussian size=5");
+    gst_harness_set_src_caps_str(reference, caps.c_str());
+    std::vector<GstBuffer*> expected;
+    for (GstBuffer* f : frames) {
+        EXPECT_EQ(gst_harness_push(reference, gst_buffer_ref(f)), GST_FLOW_OK);
+        while (GstBuffer* b = gst_harness_try_pull(reference)) expected.push_back(b);
+    }
+    expected = finish(reference, expected);
+    gst_harness_teardown(reference);
+    ASSERT_EQ(expected.size(), frames.size());
+
+    GstCudaContext* context = gst_cuda_context_new(0);
+    ASSERT_NE(context, nullptr);
+    int leftUnfinished = 0;
+    {
+        SlowStreamWriter writer(context, caps);
+        ASSERT_TRUE(writer.ok());
+        GstHarness* h = gst_harness_new_parse("cudaconvolve backend=cuda preset=gaussian size=5");
+        GstContext* shared = gst_context_new(GST_CUDA_CONTEXT_TYPE, TRUE);
+        gst_structure_set(gst_context_writable_structure(shared), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, context,
+                          nullptr);
+        gst_element_set_context(h->element, shared);
+        gst_context_unref(shared);
+        gst_harness_set_src_caps_str(h, cudaCaps.c_str());
+        gst_harness_set_sink_caps_str(h, cudaCaps.c_str());
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            SCOPED_TRACE("frame " + std::to_string(i));
+            ASSERT_EQ(gst_harness_push(h, writer.write(frames[i], /*flagged=*/true)), GST_FLOW_OK);
+            GstBuffer* out = gst_harness_try_pull(h);
+            ASSERT_NE(out, nullptr) << "the frame was held until a later one arrived";
+            GstMemory* mem = gst_buffer_peek_memory(out, 0);
+            ASSERT_TRUE(gst_is_cuda_memory(mem));
+            EXPECT_NE(gst_cuda_memory_get_stream(GST_CUDA_MEMORY_CAST(mem)), nullptr) << "the memory carries no stream";
+            EXPECT_TRUE(GST_MEMORY_FLAG_IS_SET(mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC));
+            if (deviceSamplesNow(out, info) != hostSamples(expected[i], info)) ++leftUnfinished;
+            EXPECT_EQ(hostSamples(out, info), hostSamples(expected[i], info)) << "read before the work ended";
+            gst_buffer_unref(out);
+        }
+        unrefAll(expected);
+        std::vector<GstBuffer*> rest = finish(h);
+        EXPECT_TRUE(rest.empty());
+        unrefAll(rest);
+        gst_harness_teardown(h);
+    }
+    gst_object_unref(context);
+    unrefAll(frames);
+    EXPECT_EQ(leftUnfinished, 4) << "frames were complete when they left: the test shows nothing about the wait";
+}
+
 }  // namespace
 }  // namespace elementtest
