@@ -54,7 +54,7 @@ __device__ __forceinline__ unsigned finishByte(float value, float bias, bool abs
 // finishByte for four results at once, byte i of the word from value i: each rounded half to even to an integer
 // (cvt.rni.s32: NaN → 0, out of range saturated), then saturated to 0 … 255 and packed by two cvt.pack.sat.u8
 // (ptxas pairs the roundings into F2IP): the bytes finishByte gives, in four instructions where byte-wise
-// conversions, masks and shifts took about twelve. Integers in 0 … 255 pass through unchanged (copied samples).
+// conversions, masks and shifts take about twelve. Integers in 0 … 255 pass through unchanged (copied samples).
 __device__ __forceinline__ int roundToInt(float value) {
     int level;
     asm("cvt.rni.s32.f32 %0, %1;" : "=r"(level) : "f"(value));

@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     // span (a row past the chunk, or a word not inside the frame, never staged by it). Chunks whose rows all lie inside
     // the frame (all but those at a segment's start or end near the frame's top or bottom) take each word's address
     // straight from its row: one multiply and a cp.async, where borderIndex, the index arithmetic and the generic
-    // shared address took about forty instructions.
+    // shared address take about forty instructions.
     constexpr int ITEMS = (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS;
     constexpr unsigned kStageBytes = sizeof(staged[0]);
     int itemRow[ITEMS], itemByte[ITEMS];

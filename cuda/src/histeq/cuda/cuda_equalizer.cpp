@@ -287,7 +287,7 @@ private:
 
     bool lumaChunksPlan() const { return takesLumaChunks(plan_, variants_); }
 
-    // Bands as tall as one wave of the band kernel's blocks allows (its tail was a quarter of its time at 1.4 waves),
+    // Bands as tall as one wave of the band kernel's blocks allows (at 1.4 waves its tail is a quarter of its time),
     // within [8, kMaxBandRows] rows.
     int bandRowsForOneWave(const HisteqParams& p) {
         const int sharedBytes = detail::claheBandSharedBytes(p, detail::kMaxBandRows);

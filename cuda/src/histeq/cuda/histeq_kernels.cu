@@ -840,7 +840,7 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
 }
 
 // One u16 channel with 16-byte aligned rows: 8 samples per thread, one 16-byte load and store (the same arithmetic as
-// applyKernel, which took one sample per thread).
+// applyKernel, which takes one sample per thread).
 template <bool CLAHE>
 __global__ void __launch_bounds__(kThreads) applyGray16Vec(const HisteqParams p) {
     const std::uint16_t* luts = static_cast<const std::uint16_t*>(p.luts);
