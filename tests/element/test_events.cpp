@@ -147,8 +147,8 @@ TEST(SerializedEvents, ATagOnEveryFrameKeepsTheThroughputAtDepthTwo) {
     std::printf("[ events ] %s %dx%d gaussian 5x5, depth 2: %.0f fps without events, %.0f fps with a tag per frame "
                 "(%.1f %%)\n", testBackend().c_str(), info.width, info.height, plain, tagged, 100.0 * tagged / plain);
     // The ratio is the GPU host's bar: there frames in flight overlap transfers and kernels. The CPU backend on a
-    // 2-core CI machine lands on either side of 90 % run to run; there the check above (no frame released by an event) is
-    // what shows that events do not drain.
+    // 2-core CI machine lands on either side of 90 % run to run; there the check above (no frame released by an
+    // event) is what shows that events do not drain.
     if (underSanitizer()) GTEST_SKIP() << "throughput is not compared under a sanitizer";
     if (cuda) EXPECT_GE(tagged, 0.9 * plain);
 }
