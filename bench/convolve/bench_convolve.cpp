@@ -260,7 +260,7 @@ std::string fmt(double v, int prec = 1) {
     return buf;
 }
 
-// FFT against direct summation (issue 14): the bars at 1080p GRAY8 and 4K RGBA, and per sample type and frame size
+// FFT against direct summation: the bars at 1080p GRAY8 and 4K RGBA, and per sample type and frame size
 // the times auto chooses between, ending with the rows to paste into fftCrossoverTable()
 // (cuda/src/convolve/crossover.cpp). Returns false when a result failed verification.
 bool runFft(const Options& opt, cudaStream_t s) {
@@ -374,7 +374,7 @@ bool runFft(const Options& opt, cudaStream_t s) {
 // Kernel sizes without compiled kernels (default K = 3, 4, 5, 11, 13, 21, 25, or --ks) and banks the direct kernels
 // did not take: padded to the next compiled size and banks in direct launches (the defaults: padded_plan.hpp,
 // KernelVariants::splitBanks and directBanks) against the same plan without (the generic kernel, or the FFT where auto
-// finds it cheaper than that: what these ran before) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
+// finds it cheaper than that: what these run unpadded) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
 // plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied), banks of 3 and 4 random kernels
 // from GRAY8 to RGB and RGBA (output=channels: Combine::Channels) and a bank of 8 combined by max-abs (a compass
 // operator); replicate border, 1080p and 4K.
@@ -785,7 +785,7 @@ int main(int argc, char** argv) {
                 if (k >= 7) {  // the streaming kernel (two waves), then the default
                     const ConvolvePlan uvPlan = gaussianPlan(2);
                     cuda_detail::KernelVariants before;
-                    if (k <= 9) {  // the default before the u8 streaming kernel took K = 7 and 9
+                    if (k <= 9) {  // the default where the u8 streaming kernel does not apply
                         cuda_detail::KernelVariants interleaved;
                         interleaved.interleaved = 3;
                         interleaved.registerWindow = -1;

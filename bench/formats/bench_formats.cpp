@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Kernel benchmark of the packed and high-depth video layouts against their planar equivalents (issue 17: "GPU
-// kernels read and write these layouts directly, at the speed of the planar equivalents"). Through GStreamer in
+// Kernel benchmark of the packed and high-depth video layouts against their planar equivalents (the goal: kernels
+// that read and write these layouts directly, as fast as the planar ones). Through GStreamer in
 // system memory the 4K figures are PCIe-bound (YUY2 moves 16 bits a pixel, NV12 12); here the frames are already on
 // the device and only the engine calls the elements make per frame are timed:
 //

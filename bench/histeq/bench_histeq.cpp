@@ -185,8 +185,8 @@ int main(int argc, char** argv) {
         }
         cases.push_back({"clahe 8x8 clip 2", clahe, {}});
         cases.push_back({"clahe 8x8 clip 2 a=0.9", claheSmooth, {}});
-        // CLAHE's apply variants (chunks: the kernel before the band kernel), the histogram pass's blocks per SM (2:
-        // the default) and fixed band lengths against one wave of bands (the default).
+        // CLAHE's apply variants (chunks: the per-chunk kernel beside the band kernel), the histogram pass's blocks
+        // per SM (2: the default) and fixed band lengths against one wave of bands (the default).
         for (int apply = 0; apply < detail::kClaheApplyVariants; ++apply)
             for (int blocksPerSm : {2, 4})
                 for (int bandRows : {0, 32}) {

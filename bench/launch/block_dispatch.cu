@@ -3,7 +3,8 @@
 // spin 60 000 cycles, with occupancy capped to 10, 4 and 9 blocks per SM by unused dynamic shared memory. Prints, per
 // cap and grid, how many SMs took blocks and the fewest and most blocks one SM took. Meant for the GPU host:
 //   nvcc -O2 -arch=sm_90 -o /tmp/block-dispatch bench/launch/block_dispatch.cu && /tmp/block-dispatch
-// (2026-11-26, H100: every grid from 264 to 1 090 blocks on all 132 SMs, at most one block apart.)
+// The assumption it checks (bytesSegments, segmentFor): a grid whose blocks are all resident lands on every SM, the
+// SMs at most one block apart.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -113,12 +113,12 @@ if step pipeline; then
     timeout 240 $run_prod build-payload/bench/bench-pipeline --seconds ${PIPELINE_SECONDS:-2} --clip gpu-carry/clip-1080p.h264 \
         >"$out/bench-pipeline.md" 2>"$out/bench-pipeline.err"
     summary+=("bench-pipeline: rc=$? ($((SECONDS - start)) s)")
-    # What the decoder negotiates (the 2026-11-23 run stopped with not-linked after nvh264dec): caps and errors only.
+    # What the decoder negotiates (a not-linked stop after nvh264dec shows here): caps and errors only.
     GST_DEBUG=nvh264dec:4,nvdecoder:4,cudacontext:4,cudafilter:4,GST_CAPS:3 timeout 30 $run_prod gst-launch-1.0 -v \
         filesrc location=gpu-carry/clip-1080p.h264 ! video/x-h264,stream-format=byte-stream ! h264parse ! nvh264dec ! cudaconvolve preset=gaussian size=5 ! \
         cudadownload ! fakesink >"$out/decode-debug.log" 2>&1
     summary+=("decode gst-launch: rc=$? $(grep -cE 'ERROR|not-linked' "$out/decode-debug.log") error lines")
-    # The 2026-11-23 pipeline: MP4 through qtdemux (no filter), as the issue ran it.
+    # MP4 through qtdemux (no filter): the decode path without our element.
     GST_DEBUG=nvh264dec:4,qtdemux:3,h264parse:3 timeout 30 $run_prod gst-launch-1.0 \
         filesrc location=gpu-carry/clip-1080p.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudadownload ! fakesink \
         >"$out/decode-mp4.log" 2>&1

@@ -32,7 +32,7 @@ mkdir -p gpu-carry
   background-color=0xff303060 ! video/x-raw,width=1920,height=1080,framerate=60/1,format=I420 ! \
   x264enc speed-preset=ultrafast bitrate=6000 key-int-max=60 ! \
   video/x-h264,stream-format=byte-stream,profile=constrained-baseline ! filesink location=gpu-carry/clip-1080p.h264
-# The same content in MP4 (the container of the 2026-11-23 decode failure).
+# The same content in MP4 (decoded through qtdemux by scripts/gpu/all.sh).
 [ -f gpu-carry/clip-1080p.mp4 ] || gst-launch-1.0 -q videotestsrc num-buffers=600 pattern=ball motion=sweep \
   background-color=0xff303060 ! video/x-raw,width=1920,height=1080,framerate=60/1,format=I420 ! \
   x264enc speed-preset=ultrafast bitrate=6000 key-int-max=60 ! h264parse ! mp4mux ! filesink location=gpu-carry/clip-1080p.mp4

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The GPU host pass for the u8 streaming separable kernel's colour and K = 9 work (twenty-seventh session), in one call:
+# The GPU host pass for the u8 streaming separable kernel's colour and K = 7 / 9 paths, in one call:
 # its GPU tests, the four compute-sanitizer tools on the K = 9 routing test, bench-convolve (every row, NPP beside) and
 # bench-pipeline rows through gst_parse_launch (Gaussian 7, 9 and 15 on RGBA and NV12 from videotestsrc, and on a 4K
 # RGBA frame resident in CUDA memory, each beside an identity baseline). Logs into $OUT, packed into one tar (a call

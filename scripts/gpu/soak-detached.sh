@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # A soak longer than one device call (10 min): `start SECONDS` unpacks the payload and runs the 4K GRAY8 soak on CUDA
-# for SECONDS in its own process session (it outlives the call while the machine stays warm); `wait` (the next call)
+# for SECONDS detached by setsid (it outlives the call while the machine stays warm); `wait` (the next call)
 # waits for it and copies its log to $OUT. Needs gpu-carry/payload.tar.xz and .gpu-bundle (scripts/gpu/pack.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."

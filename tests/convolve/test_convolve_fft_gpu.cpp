@@ -232,7 +232,8 @@ TEST(CudaFft, AutoFollowsTheTable) {
                 EXPECT_EQ(cudaPath(plan(k, k, ConvolveAlgorithm::Auto, type), w, h),
                           compiled > 0 && k >= compiled ? "fft" : "direct") << where << " K = " << k;
             // Sizes without compiled kernels are padded to the next compiled size and compared as such, but for
-            // those padded to 31 × 31: as the generic kernel they ran in before (cuda_convolver.cpp, fftPath) ...
+            // those padded to 31 × 31: as the generic kernel they would run in unpadded (cuda_convolver.cpp,
+            // fftPath) ...
             const int generic = fftCrossoverSize(Backend::Cuda, type, w, h, true);
             for (auto [kw, kh] : {std::pair{4, 5}, {10, 11}, {13, 12}, {17, 16}, {30, 31}}) {
                 const int padded = cuda_detail::compiledSizeFor(kw, kh);

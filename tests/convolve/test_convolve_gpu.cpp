@@ -872,7 +872,7 @@ bool holdsBytesInstance(const std::string& names, int k, int channels, bool adju
 #endif
 
 // The streaming kernel's row segments (host arithmetic, no device): one wave's segments fitted to the row pass's
-// 32-row chunks, at an H100's 132 SMs.
+// 32-row chunks, on 132 SMs.
 TEST(SeparableBytes, SegmentsFitTheChunks) {
 #ifdef CUDAFILTERS_HAVE_CUDA
     using cuda_detail::bytesSegments;
@@ -1283,7 +1283,7 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
 // One channel (the instance's MIN_BLOCKS and OVERLAP, read back from a captured launch): BytesChoice::Best takes one
 // barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel, at K = 7 and 9 from 4 Mpixel and at K = 31
 // below 4 Mpixel, else two with 4 blocks per SM; Other two barriers with the other number of blocks per SM (3 at
-// K = 15 from 1.5 Mpixel, else 4: Best's before the nineteenth session, and the reverse); TwoBarriers two barriers with
+// K = 15 from 1.5 Mpixel, else 4, and the reverse); TwoBarriers two barriers with
 // the blocks Other does not take; OneBarrier one barrier everywhere.
 TEST(SeparableBytes, OneChannelBlocksPerSm) {
     SKIP_WITHOUT_DEVICE();
@@ -1401,7 +1401,7 @@ TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
             else shorter += pieces.edgeSegments > pieces.segments;
         }
     }
-    // 4K at both K on an H100 or H200 (132 SMs).
+    // 4K at both K on a GPU of 132 SMs.
     if (currentDeviceMultiprocessors() == 132) {
         EXPECT_EQ(shorter, 2);
     }
@@ -1550,7 +1550,7 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
 #endif
 }
 
-// The direct register-window kernel (K = 3, one kernel) against the kernels before it (interleaved, one-channel
+// The direct register-window kernel (K = 3, one kernel) against the other kernels (interleaved, one-channel
 // tile, tiled, barrier-free), byte for byte, and within 1 of the reference, on the same shapes; at K = 5 for one channel.
 TEST(DirectRegisters, SameBytesAsTheTileKernels) {
     SKIP_WITHOUT_DEVICE();
@@ -1696,10 +1696,10 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
 }
 
 // One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps: the
-// same bytes as the one-channel tile kernel that ran them before (registerWindow = -1); rows it cannot read in words
+// same bytes as the one-channel tile kernel (registerWindow = -1); rows it cannot read in words
 // (odd pitches) still take the tile kernel, and 4 Mpixel frames the separable instance. At K = 5 frames of 2 Mpixel
-// and more take the separable instance, smaller ones the tile kernels; at K = 7 (since the twenty-seventh session)
-// the u8 streaming separable kernel takes every frame whose rows it reads (none of the register-window instances).
+// and more take the separable instance, smaller ones the tile kernels; at K = 7 the u8 streaming separable kernel
+// takes every frame whose rows it reads (none of the register-window instances).
 // Every output within 1 of the reference.
 TEST(SeparableRegisters, OneChannelRoutes) {
     SKIP_WITHOUT_DEVICE();

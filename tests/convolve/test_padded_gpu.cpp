@@ -52,8 +52,8 @@ using cuda_detail::paddedToCompiledSize;
 
 namespace {
 
-// The kernels as they ran before: no plan padded, no bank of more than two kernels in direct launches (the plans of
-// the tests below then run in the generic kernel).
+// The kernels without padding or bank splitting: no plan padded, no bank of more than two kernels in direct launches
+// (the plans of the tests below then run in the generic kernel).
 cuda_detail::KernelVariants genericKernelOnly() {
     cuda_detail::KernelVariants v;
     v.padSizes = v.splitBanks = v.directBanks = false;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
-// Test frames for histogram equalization: the content classes of issue 3 at sizes that stress tile padding.
+// Test frames for histogram equalization: random, uniform, two-level, low-contrast and blob content, and colour bars,
+// at sizes that stress tile padding.
 #include "test_images.hpp"
 
 #include <cudafilters/histeq.hpp>

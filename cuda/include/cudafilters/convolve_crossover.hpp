@@ -10,8 +10,8 @@
 // the compiled kernels of the next size up, zero-padded, and are compared at that size (CUDA backend, padded_plan.hpp;
 // those padded to 31 × 31 keep the generic kernel's crossover, cuda_convolver.cpp).
 //
-// Both sets of rows were measured (crossover.cpp says where and how): the CUDA rows on an H200 with
-// `bench-convolve --fft`, which times both paths per size, type and K and prints the rows to paste there.
+// Both sets of rows were measured (crossover.cpp says how): the CUDA rows with `bench-convolve --fft`, which times
+// both paths per size, type and K and prints the rows to paste there.
 #include <cudafilters/backend.hpp>
 #include <cudafilters/convolve.hpp>
 

@@ -25,7 +25,7 @@ enum class ColorMode {
 enum class SmoothTarget {
     Histogram,  // EMA of the (tile) histograms; each LUT is a true equalization of the averaged content (default)
     Lut,        // EMA of the LUTs built per frame (as steady for global, slightly steadier for CLAHE: see
-                // docs/benchmarks-histeq.md)
+                // docs/performance.md)
 };
 
 // Where red, green and blue sit in an interleaved pixel: RGB(A) {0,1,2}, BGR(A) {2,1,0}, ARGB {1,2,3},

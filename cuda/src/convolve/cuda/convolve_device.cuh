@@ -42,9 +42,9 @@ template <bool ADJUST> __device__ __forceinline__ float adjusted(float value, fl
 
 // combined response → + bias, |.|, round half to even to a level, saturate, stored as level << shift.
 // 8-bit samples (255 levels, no shift) take one conversion for the rounding and both saturations: cvt.rni.sat.u8
-// rounds half to even and clamps to 0 … 255, NaN to 0, as finishSample does. (H200: 4K RGBA 3 × 3 56.9 → 50.9 µs.
-// Clamping with fminf/fmaxf and rounding by adding 1.5 · 2^23, with no conversion instruction at all, measured slower:
-// 58.2 µs.)
+// rounds half to even and clamps to 0 … 255, NaN to 0, as finishSample does. It measures faster than clamping with
+// fminf/fmaxf and rounding by adding 1.5 · 2^23 with no conversion instruction at all (the RGBA direct 3 × 3 rows of
+// `bench-convolve --size 3840x2160 --ks 3`, build-bench).
 __device__ __forceinline__ unsigned finishByte(float value, float bias, bool absolute) {
     value = adjusted<true>(value, bias, absolute);
     unsigned short level;
@@ -54,7 +54,7 @@ __device__ __forceinline__ unsigned finishByte(float value, float bias, bool abs
 // finishByte for four results at once, byte i of the word from value i: each rounded half to even to an integer
 // (cvt.rni.s32: NaN → 0, out of range saturated), then saturated to 0 … 255 and packed by two cvt.pack.sat.u8
 // (ptxas pairs the roundings into F2IP): the bytes finishByte gives, in four instructions where byte-wise
-// conversions, masks and shifts took about twelve. Integers in 0 … 255 pass through unchanged (copied samples).
+// conversions, masks and shifts take about twelve. Integers in 0 … 255 pass through unchanged (copied samples).
 __device__ __forceinline__ int roundToInt(float value) {
     int level;
     asm("cvt.rni.s32.f32 %0, %1;" : "=r"(level) : "f"(value));
@@ -72,8 +72,7 @@ __host__ __device__ __forceinline__ bool plainBytes(const ConvFrame& f) { return
 
 // finishSample's stored sample without its branches: + bias, |.|, the exact scaling by 2^-shift, one rounding
 // conversion (cvt.rni.s32: half to even, NaN → 0, out of range saturated), the clamp to [0, maxLevel], the shift.
-// H200, seventeenth session, same run against finishSample: GRAY16 4K direct 3 × 3 32.2–32.5 → 30.8–30.9 µs,
-// Gaussian 9 × 9 36.5 → 34.6–34.8, 1080p Gaussian 5 × 5 13.2–13.3 → 12.6–12.7.
+// Faster than finishSample's branches on the GRAY16 rows of `bench-convolve --ks 3,5,9` (build-bench).
 __device__ __forceinline__ int finishLevel(const ConvFrame& f, float value) {
     value = adjusted<true>(value, f.bias, f.absolute != 0);
     if (f.shift) value *= 1.f / float(1 << f.shift);
@@ -89,12 +88,9 @@ template <typename T> __device__ __forceinline__ T finish(const ConvFrame& f, fl
 
 // Output words from the sums of 255-level frames: byte e = i · C + c of out is pixel i, channel c, rounded half to even
 // and saturated (finishByte's levels: roundToInt, packBytes), + bias and |.| first where ADJUST and c is filtered.
-// Four samples take about four instructions, where finishing them one at a time through finish() took about seven
-// each (a bias add, two branches, the conversion, a mask and the byte's shift into its word). H100, seventeenth
-// session, same run, the interleaved kernels: 1080p RGB direct 5 × 5 19.7–20.2 → 18.7–19.0 µs, RGBA 22.6 →
-// 20.4–20.7, 4K RGB 9 × 9 111.7–111.9 → 96.1–96.2, 4K RGBA Gaussian 9 × 9 (the separable kernel) 92.4–93.0 →
-// 82.1–82.2; H200, the one-channel direct tile kernel: GRAY8 1080p 7 × 7 / 9 × 9 14.4 / 16.6 → 13.7 / 15.5,
-// 4K 38.3 / 49.1 → 34.4 / 44.5.
+// Four samples take about four instructions, where finishing them one at a time through finish() takes about seven
+// each (a bias add, two branches, the conversion, a mask and the byte's shift into its word): measurably faster in
+// the interleaved kernels and the one-channel direct tile kernel (`bench-convolve --ks 5,7,9`, build-bench).
 template <int C, int PX, bool ADJUST>
 __device__ __forceinline__ void packSamples(const float (&acc)[C][PX], unsigned mask, float bias, bool absolute,
                                             unsigned (&out)[PX * C / 4]) {

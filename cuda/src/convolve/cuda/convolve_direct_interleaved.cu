@@ -5,8 +5,8 @@
 // Why: the tiled kernel of convolve_direct.cuh runs one grid layer per channel. Each layer refills its own halo
 // tile from the same source lines (C× the loads), one byte per load instruction at a stride of C bytes (no word
 // path for interleaved rows), and stores single bytes at a stride of C, so every output sector is written piecewise
-// by C different blocks. On an H200 that made 4K RGB 233–247 µs for K = 3…7 (flat in K: the arithmetic was never
-// the limit) against NPP's C3R at 54–278 µs.
+// by C different blocks: the time stays flat in K (the arithmetic is never the limit) and well behind NPP's C3R at
+// small K (the "RGB direct per-channel" rows of `bench-convolve`, build-bench).
 //
 // Here a block loads its TW × TH tile with halo once, as aligned words (on 16-byte aligned rows 16-byte words: one per
 // 4 RGBA pixels, three per 16 RGB pixels; else four pixels = C 32-bit words; all of a thread's loads in flight
@@ -68,9 +68,9 @@ template <int K> struct InterleavedSeparableParams {
 // 4 channels on 16-byte aligned rows), the groups tile the COLS4 columns exactly. GP = 16 (3 channels on 16-byte
 // aligned rows): a group is 48 bytes, three 16-byte words, starting at a multiple of 16 pixels, so the first group
 // starts 16 − RA pixels left of the tile; only the 4-pixel runs of a group inside the tile are stored. The runs of one
-// group are 16 floats apart, so 8 threads of a quarter warp on 8 groups of one row stored into 2 bank quads (4-way
-// conflicts); they take 4 rows × 2 groups instead, which the row stride (S / 4 odd) spreads over the 8 quads. H100,
-// sixteenth session, 1080p RGB 5 × 5: 983 K shared store wavefronts → 312 K (Nsight Compute), 21.5 → 19.6 µs.
+// group are 16 floats apart, so 8 threads of a quarter warp on 8 groups of one row would store into 2 bank quads (4-way
+// conflicts); they take 4 rows × 2 groups instead, which the row stride (S / 4 odd) spreads over the 8 quads, cutting
+// the shared store wavefronts to about a third (Nsight Compute: `scripts/gpu/instruction-mix.sh` on 1080p RGB 5 × 5).
 template <int C, int K, int GP>
 __device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int oy, float* tile) {
     using Cfg = InterleavedConfig<K>;

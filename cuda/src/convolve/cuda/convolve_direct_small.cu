@@ -149,10 +149,8 @@ template <int K, int PXW, int SY> void launchSmall(const ConvFrame& frame, const
     CUDAFILTERS_CHECK_LAUNCH("smallDirectKernel");
 }
 
-// Measured on an H200 (same run, GRAY8 replicate, kernel µs, tiled kernel in brackets): PXW × SY = 4 × 4:
-// 1080p k3 11.7 (11.1), k5 15.3 (11.6); 4K k3 20.9 (25.6), k5 29.3 (27.5). 4 × 8: 13.3 / 16.4 / 25.1 / 34.2;
-// 4 × 16: 30.9 / 50.4 / 40.6 / 70.4; 8 × 8: 17.9 / 35.4 / 29.6 / 51.3. Only 4 × 4 at K = 3 on large frames beats
-// the tiled kernel, so that is the one compiled; the others were removed. When it runs: KernelVariants::smallDirect.
+// PXW × SY = 4 × 4, at K = 3 on large frames, is the only shape that beats the tiled kernel (GRAY8 replicate,
+// `bench-convolve --ks 3,5`, build-bench), so it is the one compiled. When it runs: KernelVariants::smallDirect.
 
 }  // namespace
 

@@ -57,57 +57,46 @@ struct KernelVariants {
     // The separable kernels. The tile kernel (convolve_separable.cu): 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8
     // K = 31, 2: 64 x 64 for u8 K = 31 on frames of 4 Mpixel and more. The streaming kernel
     // (convolve_separable_stream.cu, K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2), with row segments
-    // sized for one wave (3) or two (4) of blocks. 5 (the default), the measured best: the streaming kernel for 2 to
-    // 4 channels from K = 15 and for one channel at K = 31 on frames of 4 Mpixel and more (two waves there, one
-    // below), else as 2. H200, 2026-11-24 (sixth session): 4K RGBA Gaussian K = 15 / 31 152 / 228 µs against the
-    // per-channel tile kernel's 212 / 354, 1080p K = 31 75 against 98; 4K GRAY8 K = 31 59 against 66; the tile
-    // kernel stays faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels for colour at K ≤ 9.
-    // Since 2026-11-26 (thirteenth session) 5 takes first the u8 streaming kernel of 1 to 4 channels
-    // (convolve_separable_bytes.cu, K = 15 and 31; 7 and 9 since the twenty-seventh session) wherever it applies:
-    // H100, 4K GRAY8 Gaussian K = 15 / 31 23.7 / 36.0 µs against 41.9 / 58.9 for the kernels before it, 1080p 10.6 /
-    // 16.0 against 15.0 / 22.6. 6: that kernel with the other number of blocks per SM for one channel (5 takes 3 at
-    // K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with the other number of waves for 2 to 4 channels (5 takes
-    // one, but two for packed RGB at K = 15 from 4 Mpixel; until the twenty-second session two from 4 Mpixel, 2 Mpixel
-    // for 3 and 4 channels); elsewhere as 5. H100, 4K RGBA Gaussian K = 15 / 31 109.2 / 158.3 µs against the streaming
-    // kernel's 153.6 / 231.8, packed RGB 86.4 / 136.3 against 136.4 / 256.6. 7: that kernel with as many segments as
-    // fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two channels
-    // (convolve_separable_bytes.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a chunk's
-    // row pass beside the previous chunk's column pass where that measured faster, since the nineteenth session), 9:
-    // as 5 with one barrier a chunk everywhere. 10: as 5 with the edge strips' segments as long as the others' (5 cuts
-    // the one-channel edge strips, whose words outside the row are built byte by byte, into shorter ones: bytesPieces).
-    // 11: as 6 with one barrier a chunk.
+    // sized for one wave (3) or two (4) of blocks. 5 (the default), the measured best: the u8 streaming kernel of 1 to
+    // 4 channels (convolve_separable_bytes.cu, K = 7, 9, 15 and 31) wherever it applies; else the streaming kernel for
+    // 2 to 4 channels from K = 15 and for one channel at K = 31 on frames of 4 Mpixel and more (two waves there, one
+    // below); else as 2 (the tile kernel is faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels
+    // for colour at K ≤ 9). 6: the u8 streaming kernel with the other number of blocks per SM for one channel (5 takes
+    // 3 at K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with the other number of waves for 2 to 4 channels (5 takes
+    // one, but two for K = 7 and 9 and for packed RGB at K = 15 from 4 Mpixel); elsewhere as 5. 7: that kernel with as
+    // many segments as fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two
+    // channels (convolve_separable_bytes.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a
+    // chunk's row pass beside the previous chunk's column pass where that measures faster: oneBarrierBest), 9: as 5
+    // with one barrier a chunk everywhere. 10: as 5 with the edge strips' segments as long as the others' (5 cuts the
+    // edge strips, whose words outside the row are built byte by byte, into shorter ones: bytesPieces). 11: as 6 with
+    // one barrier a chunk. `bench-convolve --ks 7,9,15,31` (build-bench) times every variant beside the default.
     int separable = 5;
     // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
     // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
     // Separable plans: 0 the measured best (the interleaved direct kernel on the full K × K taps for K ≤ 5, the
-    // interleaved separable kernel for K = 7 and 9: H200, 4K RGBA Gaussian K = 3 / 5 / 7 / 9 direct 55.0 / 71.7 /
-    // 96.8 / 130.8 µs, separable 69.0 / 85.0 / 91.0 / 98.8 µs; K = 7 and 9 since the twenty-seventh session only where
-    // the u8 streaming separable kernel does not apply, cuda_convolver.cpp), 1 always the interleaved direct kernel, 2
-    // the per-channel separable kernel, 3 always the interleaved separable kernel. -1: never (the per-channel kernels for
-    // every plan).
+    // interleaved separable kernel for K = 7 and 9 where the u8 streaming separable kernel does not apply,
+    // cuda_convolver.cpp; the RGBA Gaussian rows of `bench-convolve --ks 3,5,7,9`, build-bench), 1 always the
+    // interleaved direct kernel, 2 the per-channel separable kernel, 3 always the interleaved separable kernel. -1:
+    // never (the per-channel kernels for every plan).
     int interleaved = 0;
     // The one-channel instance of the interleaved direct kernel for u8 K = 3 and 5 (128 × 16 tiles, one output row
     // per thread: fewer registers and more blocks per SM than the tiled kernel's 128 × 32 tiles, whose 4 blocks per
-    // SM left it latency-bound): 0 (the default) takes it for every one-channel frame with one kernel, ahead of the
+    // SM leave it latency-bound): 0 (the default) takes it for every one-channel frame with one kernel, ahead of the
     // barrier-free K = 3 kernel, and for separable plans of one channel with K ≤ 5 on their full K × K taps (as the
-    // interleaved kernels do); -1 never. H200, same run (2026-11-24, fifth session), GRAY8 direct 1080p K = 3 / 5:
-    // 9.9 / 10.9 µs against 11.3 / 12.3 for the previous default, 4K 22.5 / 27.6 against 24.0 / 29.6; Gaussian
-    // (separable plan) 1080p 11.2 / 11.5 and 4K 27.4 / 29.0 µs on the separable kernel.
+    // interleaved kernels do); -1 never. Chosen with the GRAY8 direct and separable rows of
+    // `bench-convolve --ks 3,5` (build-bench) at 1080p and 4K.
     int grayTile = 0;
     // The register-window kernels (u8; separable plans at K = 3, 5, and 7 for one channel; direct plans at K = 3,
-    // and 5 for one channel; convolve_register_window.cu): 0 (the default) takes them where they measured faster
-    // than the kernels before them (H200, 2026-11-24, seventh session; separable: one channel at K = 7 and on frames
-    // of 4 Mpixel and more, two and three channels at K = 3 and on 4 Mpixel, four channels always; direct: 2 to 4
-    // channels at K = 3; one channel at K = 3 everywhere and at K = 5 on 4 Mpixel since 2026-11-25: 1080p K = 3
-    // 7.7 against 9.7 µs for the one-channel tile kernel, 4K K = 5 22.6 against 27.2), with row segments of 8 rows
-    // at K = 3 and 16 above (8 where 16 leave under 8 warps per SM), fitted to the waves of blocks the GPU holds
-    // (segmentFor); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64 rows; -1 never.
-    // Since the fifteenth session (H100) 0 takes the separable kernel for one channel at K = 7 only from 3 Mpixel (5
-    // since the seventeenth) and at K = 5 from 2 Mpixel too, for four channels at K = 5 only from 1.6 Mpixel (packed
-    // 4:2:2 chroma always), for two filtered channels at K = 5 from 2.5 Mpixel, and one-channel separable plans at
-    // K = 3 below 4 Mpixel take the direct kernel on their full taps (registerWindowApplies, cuda_convolver.cpp).
-    // Since the twenty-seventh session u8 separable plans at K = 7 take the streaming separable kernel first where it
-    // applies (under registerWindow and interleaved 0), so the register window keeps K = 7 only for rows it cannot read.
+    // and 5 for one channel; convolve_register_window.cu): 0 (the default) takes them where they measure faster than
+    // the other kernels (registerWindowApplies): direct plans at K = 3, and of one channel at K = 5 from 4 Mpixel;
+    // separable plans of one channel at K = 3 from 4 Mpixel (below, the direct kernel on the full taps), at K = 5 from
+    // 2 Mpixel and at K = 7 from 5 Mpixel; of 2 to 4 channels at K = 3, and at K = 5 from 1.4 (3 channels), 1.6
+    // (4 channels; packed 4:2:2 chroma always) or 2.5 Mpixel (two filtered channels), with row segments of 8 rows at
+    // K = 3 and 16 above (8 where 16 leave under 8 warps per SM), fitted to the waves of blocks the GPU holds
+    // (segmentFor); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64 rows; -1 never. u8
+    // separable plans at K = 7 take the streaming separable kernel first where it applies (under registerWindow and
+    // interleaved 0, cuda_convolver.cpp), so the register window keeps K = 7 only for rows it cannot read.
+    // `bench-convolve --ks 3,5,7 --size WxH` (build-bench) times every variant beside the default.
     int registerWindow = 0;
     // Plans of sizes without compiled kernels padded with zero taps to the next compiled size (padded_plan.hpp):
     // false runs them as they are (the generic kernel, or the FFT where auto finds it cheaper than that).

@@ -11,11 +11,10 @@
 // strips overlap by 2 · PX. Every source row is loaded, and every intermediate row computed, once per segment.
 //
 // Why: at small K the shared-memory kernels spend most of their instructions outside the arithmetic (tile stores,
-// shared loads, barriers, halo rows): Nsight Compute on the interleaved direct kernel, 4K RGBA 5 × 5, counted
-// 46.6 M warp instructions of which 19.4 M FMA, issue-bound at 70 % of the issue slots (H200, 65 µs). Here a
-// filtered sample costs its FMAs plus a conversion, a shuffle and its rounding. (Direct plans at K = 5, 25 FMA per
-// sample, measured slower than the shared-memory kernels: 4K RGB 74.4 against 63.8 µs; one channel at 4K became
-// faster, 24.5 against 27.0 µs, once results were packed four at a time and Border::Constant rows lost their branch.)
+// shared loads, barriers, halo rows; e.g. the interleaved direct kernel at 4K RGBA 5 × 5 is issue-bound with well
+// under half its instructions FMAs: `scripts/gpu/instruction-mix.sh`). Here a filtered sample costs its FMAs plus a
+// conversion, a shuffle and its rounding. Direct plans at K = 5 (25 FMA per sample) take it for one channel only:
+// for colour the shared-memory kernels measure faster.
 //
 // The sums are those of the tile kernels (convolve_separable.cu, convolve_direct.cuh), in the same order: the same
 // bytes. Channels outside the compiled mask are copied from the source row (the launcher takes frames whose other
@@ -42,11 +41,10 @@ constexpr int blocksPerRow(int strips) { return (strips + kWarpsPerBlock - 1) / 
 
 template <int K, int C, unsigned FMASK, bool LEAVE = false> struct RegisterConfig {
     static constexpr int R = K / 2;
-    // Pixels per lane: whole words per lane and row (8 bytes for 1 and 2 channels, 12 for 3, 16 for 4). Measured
-    // on an H200: two RGBA pixels per lane (64 registers, 32 warps per SM) were no faster than four (4K RGBA
-    // Gaussian K = 5 45.1 against 44.0 µs, K = 3 35.5 against 34.1); for one channel, 16 pixels per lane (16-byte
-    // loads), or source rows loaded 2K − 1 ahead instead of K − 1, were slower or no faster (2026-11-25, ninth
-    // session: 4K GRAY8 direct K = 3 17.2 / 16.1 against 14.3 µs, K = 5 32.8 / 31.1 against 24.5).
+    // Pixels per lane: whole words per lane and row (8 bytes for 1 and 2 channels, 12 for 3, 16 for 4). Two RGBA
+    // pixels per lane (64 registers, 32 warps per SM) measure no faster than four; for one channel, 16 pixels per lane
+    // (16-byte loads), or source rows loaded 2K − 1 ahead instead of K − 1, measure slower
+    // (`bench-convolve --size 3840x2160 --ks 3,5`, build-bench).
     static constexpr int PX = pixelsPerLane(C);
     static constexpr int NW = PX * C / 4;            // 32-bit words per lane and row
     static constexpr int NF = __builtin_popcount(FMASK);  // filtered channels
@@ -215,10 +213,10 @@ __device__ void edgeColumns(const RegisterParams<K, SEP>& p, int first, int stri
     }
 }
 
-// Blocks per SM ptxas must fit (0: no bound). Separable RGBA-like K = 5 with alpha copied took 166 registers
-// unbounded; held to 128 (a few spills) it ran faster: 4K Gaussian 45.0 against 46.3 µs (H200, same run; held to
-// 168, 3 blocks per SM, 42.3 against 40.1 µs with segments fitted to the waves). Direct
-// one-channel K = 5 took 72 registers and spilled in its loop; held to 128 it takes 92 and spills nothing.
+// Blocks per SM ptxas must fit (0: no bound). Separable RGBA-like K = 5 with alpha copied takes 166 registers
+// unbounded; held to 128 (a few spills) it runs faster (`bench-convolve --size 3840x2160 --ks 5`, RGBA Gaussian,
+// build-bench). Direct one-channel K = 5 takes 72 registers and spills in its loop; held to 128 it takes 92 and
+// spills nothing.
 template <int K, int C, unsigned FMASK, bool SEP> constexpr int minBlocksPerSm() {
     return K == 5 && (SEP ? C == 4 && FMASK == 7 : C == 1) ? 4 : 0;
 }
@@ -318,8 +316,8 @@ __global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, S
 #pragma unroll
                 for (int ky = 0; ky < K; ++ky) {
                     // Kernel row ky of output row j − ky. The segment's first and last K − 1 source rows feed fewer
-                    // than K of its output rows: the others are skipped (a branch the whole warp takes; H200, 1080p
-                    // GRAY8 K = 3, segments of 4 rows, a third of the FMAs went to rows outside the segment).
+                    // than K of its output rows: the others are skipped (a branch the whole warp takes; with short
+                    // segments a large share of the FMAs would go to rows outside the segment).
                     const int o = j - ky;
                     if (o < 0 || o >= outRows) continue;
                     const int s = (u - ky + K) % K;
@@ -376,25 +374,15 @@ __global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, S
 }
 
 // Output rows per warp. Shorter segments repeat more halo rows (K − 1 per segment), longer ones leave fewer warps to
-// hide each warp's row-to-row latency. Measured best on an H200 (KernelVariants::registerWindow): 8 rows at K = 3,
-// 16 from K = 5 unless that leaves fewer than 8 warps per SM (one-channel 1080p), then 8. Then fitted to the waves of
-// blocks the GPU holds at once (blocksPerSm × SMs; perRow blocks per row of segments): a grid that spills past a
-// whole number of waves by less than half a wave gets segments long enough to fit that number, and a grid under
-// half a wave (at K = 3 under one wave) gets shorter ones (at least 4 rows) until it fills one. (H200, 4K GRAY8
-// K = 3: 1 350 blocks for 1 320 places, the last 30 ran as a second wave; 1080p: 405 blocks, 9 warps per SM.) H100,
-// fifteenth session, filling one wave from under one instead of under half, same runs: at K = 3 1280 × 720 RGBA
-// direct 9.9 against 10.5–10.6 µs, 1080p 2-channel Gaussian 9.2–9.3 against 9.6–9.7, RGB direct 11.5–11.6 against
-// 12.0, 2560 × 1440 GRAY8 direct 10.0–10.2 against 10.4–10.5, no K = 3 case slower by more than 2 %; at K = 5 1080p
-// GRAY8 Gaussian 10.0–10.1 against 9.5, RGBA Gaussian 18.1–18.3 against 17.5–17.6 (4K GRAY8 Gaussian 15.8–15.9
-// against 16.6–16.7), so K = 5 and 7 keep the half-wave rule. Until the eighteenth session a column of edge blocks
-// took one block per row of segments, and perRow counted it; since the edge columns run in a few blocks of their
-// own (registerWindowGrid), K = 3 counts the strips' blocks alone and separable plans at K ≥ 5 still one more per
-// row (H200, same runs, K = 3: 4K RGBA direct 33.2–33.4 against 35.7–36.4 µs, RGBA Gaussian 29.6–29.8 against 32.2,
-// GRAY8 direct 12.9–13.1 against 12.8–12.9; K = 5: 4K RGBA Gaussian 37.1–37.3 against 40.7–40.9, RGB 31.6–32.0
-// against 35.1–35.4, 2560 × 1440 RGBA 21.8–21.9 against 27.8–28.2). Direct plans at K = 5 (one channel, 4 Mpixel and
-// more) count the strips' blocks alone and fit them into the slots the edge blocks leave: 4K GRAY8 21.2–21.6 against
-// 22.6–22.7 µs (every other case the same either way; counting them alone in every separable plan too, 1080p
-// GRAY8 Gaussian 5 × 5 took 9.1–9.2 against 8.7).
+// hide each warp's row-to-row latency: 8 rows at K = 3, 16 from K = 5 unless that leaves fewer than 8 warps per SM
+// (one-channel 1080p), then 8. Then fitted to the waves of blocks the GPU holds at once (blocksPerSm × SMs; perRow
+// blocks per row of segments): a grid that spills past a whole number of waves by less than half a wave gets segments
+// long enough to fit that number (else, e.g. 4K GRAY8 K = 3, a few blocks run as a second wave), and a grid under
+// half a wave (at K = 3 under one wave) gets shorter ones (at least 4 rows) until it fills one. The edge columns run
+// in a few blocks of their own (registerWindowGrid): K = 3, and direct plans at K = 5 (which fit the strips' blocks
+// into the slots the edge blocks leave), count the strips' blocks alone; separable plans at K ≥ 5 count one more per
+// row. Each rule is chosen against the fixed segments of KernelVariants::registerWindow 1 … 4 with the
+// register-window rows of `bench-convolve --ks 3,5 --size WxH` (build-bench) at 720p, 1080p, 1440p and 4K.
 int segmentFor(int k, bool separable, int strips, int height, int variant, int blocksPerSm, int edgeBlocks) {
     if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
     const int sms = currentDeviceMultiprocessors();
@@ -511,36 +499,25 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
                                     : (k == 3 && channels) || (k == 5 && c == 1);
     if (!compiled) return false;
     if (variant > 0) return true;
-    // Where it measured faster than the kernels before it (H200, same runs; KernelVariants::registerWindow).
+    // Where it measures faster than the other kernels (KernelVariants::registerWindow), each threshold chosen with the
+    // Gaussian rows of `bench-convolve --ks 3,5,7 --size WxH` (build-bench) at frame sizes on both sides of it, the
+    // register-window variants against the default.
     const std::int64_t pixels = std::int64_t(f.width) * f.height;
     const bool large = pixels >= 4000000;
     if (!separable) return c == 1 ? k == 3 || large : k == 3;
     switch (c) {
     // One channel at K = 7 from 5 Mpixel (below, the tile kernel), at K = 5 from 2 Mpixel (below, the one-channel
-    // tile kernel on the full taps), at K = 3 from 4 Mpixel. H100, fifteenth session, Gaussian (bench-convolve --size,
-    // same runs, against the tile kernels): K = 7 640 × 480 11.8–12.0 µs against 7.0–7.1, 1280 × 720 13.1–13.5
-    // against 8.5–8.7, 1920 × 1080 13.3–13.5 against 12.1–12.2, 2560 × 1440 15.8–15.9 against 16.9, 3000 × 1333
-    // 16.5–16.7 against 18.0 (then 3 Mpixel); K = 5 1920 × 1080 9.4–9.6 against 11.1–11.3, 2560 × 1440 12.2–12.3
-    // against 15.2–15.5, 1280 × 720 9.1 against 7.7–7.8, 640 × 480 7.9–8.0 against 6.6–6.9. H200, seventeenth
-    // session, once the separable tile kernel finished its column pass in pairs: K = 7 2560 × 1440 15.5 against
-    // 13.9–14.0, 3000 × 1333 16.3–16.4 against 14.6–14.7, 3840 × 2160 20.2–20.4 against 24.3–24.4; K = 5 1920 × 1080
-    // 9.3–9.4 against 10.0–10.1.
+    // tile kernel on the full taps), at K = 3 from 4 Mpixel: GRAY8 Gaussian.
     case 1: return k == 3 ? large : pixels >= (k == 5 ? 2000000 : 5000000);
     // Four channels at K = 5 from 1.6 Mpixel (below, the interleaved direct kernel on the full taps; packed 4:2:2
-    // chroma stays here). RGBA Gaussian 5 × 5 with alpha copied, same runs. H100, fifteenth session: 1024 × 768
-    // 16.7 µs against 12.4–12.7, 1280 × 720 16.5–16.6 against 14.2–14.4, 1280 × 1024 18.2–18.3 against 18.4–18.5,
-    // 1600 × 900 17.3–17.4 against 18.3–18.8, 1080p 17.7 against 22.1–22.3 (then 1.2 Mpixel). H200, seventeenth
-    // session, once the interleaved kernel finished four samples at a time: 1280 × 1024 17.8–18.0 against 16.6,
-    // 1600 × 900 17.0–17.1 against 16.5–16.6, 1080p 17.2 against 19.9–20.0, 2240 × 1260 19.9–20.1 against 25.1–25.5.
+    // chroma stays here): RGBA Gaussian 5 × 5 with alpha copied.
     case 4: return chroma422 || k == 3 || pixels >= 1600000;
-    // Three channels at K = 5 from 1.4 Mpixel (below, the interleaved direct kernel on the full taps). H100,
-    // sixteenth session, RGB Gaussian 5 × 5, same runs: 1280 × 1024 17.4–17.5 µs against 14.6, 1600 × 900 16.4
-    // against 17.7–17.8, 1080p 16.7–16.8 against 19.4–19.6, 2560 × 1440 19.6 against 29.9–30.0.
+    // Three channels at K = 5 from 1.4 Mpixel (below, the interleaved direct kernel on the full taps): RGB Gaussian
+    // 5 × 5.
     case 3: return k == 3 || pixels >= 1400000;
     // Two channels both filtered (a UV plane) at K = 5 from 2.5 Mpixel (below, the interleaved direct kernel on the
-    // full taps). H200, seventeenth session, same runs: 1600 × 900 13.2–13.8 µs against 11.4, 1920 × 1080 (4K NV12's
-    // UV plane) 15.0 against 14.0–14.3, 2240 × 1260 14.9 against 17.0–17.3, 2560 × 1440 16.1–16.2 against 20.9–21.0.
-    // Packed 4:2:2 Y/chroma pairs (one channel filtered) keep the 4 Mpixel rule: not measured.
+    // full taps): the 2-channel Gaussian rows. Packed 4:2:2 Y/chroma pairs (one channel filtered) keep the 4 Mpixel
+    // rule: not measured.
     case 2: return k == 3 || large || (mask == all && pixels >= 2500000);
     default: return k == 3 || large;
     }

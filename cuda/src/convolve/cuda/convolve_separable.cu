@@ -10,8 +10,7 @@ namespace cudafilters::cuda_detail {
 namespace {
 
 // 64 × 32 output tiles: small enough for four blocks per SM, so that one block's tile load overlaps another's
-// arithmetic. (A 128-wide tiling, 64 rows for K = 31, loads less halo per output but was measured slower at every
-// size: 1080p k31 24.8 vs 22.6 µs, 4K k31 82.1 vs 66.0 µs on an H200.)
+// arithmetic.
 template <int K, int TH_ = 32> struct SeparableConfig {
     static constexpr int PX = 8;                      // row pass: outputs per thread
     static constexpr int TW = 64;
@@ -159,9 +158,8 @@ void launchSeparableT(const ConvFrame& frame, const float* row, const float* col
 
 // Variants (KernelVariants::separable) — 0: 64 × 32 tiles always; 1: 64 × 64 tiles for u8 K = 31; 2 (default):
 // 64 × 64 for u8 K = 31 on frames of 4 Mpixel and more. Taller tiles compute 94 instead of 124 row-pass rows per 64
-// output rows, but fit 3 blocks per SM instead of 4: measured on an H200, 4K k31 63.0 vs 66.4 µs, while 1080p k31
-// (1.3 waves of the tall tiles) went from 22.6 to 24.4 µs and k15 got slower at both sizes (15.6 vs 14.7, 39.5 vs
-// 39.3).
+// output rows, but fit 3 blocks per SM instead of 4: faster at 4K K = 31, slower at 1080p (1.3 waves of the tall
+// tiles) and at K = 15 (the "separable variant" rows of `bench-convolve --ks 15,31`, build-bench).
 // Frames of 4 Mpixel and more: where the measured best tiling and wave count change (KernelVariants::separable).
 bool largeFrame(const ConvFrame& frame) { return std::int64_t(frame.width) * frame.height >= 4000000; }
 

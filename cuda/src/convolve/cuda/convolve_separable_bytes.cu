@@ -23,46 +23,20 @@
 // leave room for 3 blocks per SM at K = 31 (62.6 KB for one channel), 4 at K = 15 (54.3 KB; the registers allow 3).
 // The launcher takes it where it measured faster (oneBarrierBest).
 //
-// Why: the streaming kernel of convolve_separable_stream.cu (every channel count, u8 and u16) issued 37.6 M warp
-// instructions for 4K GRAY8 K = 31, 46 % of them FMAs; the rest was its per-word placement, border and edge tests,
-// byte stores and ring arithmetic (H100, Nsight Compute, 2026-11-26). Here 25.8 M, 71 % FMAs. Steps measured on the
-// H100 (4K GRAY8 K = 31, µs): 128 threads with 32 outputs each 77.7 (instruction-cache stalls 35 %); 256 threads with
-// 16 45.2; edge bytes staged by the whole block instead of the edge warp 41.5; 4 blocks per SM 39.5; source words
-// staged by cp.async instead of held in registers across the column pass 36.0. Not kept: strips of 256 bytes (512
-// threads, 2 blocks per SM, half as many recomputed rows): 4K K = 15 23.2 against 23.8 µs, but 1080p K = 15 13.5
-// against 10.7, K = 31 17.9 against 16.1.
-// Twenty-second session (H100, bench-convolve against the code before in the same runs): words staged by one
-// multiply and a cp.async from a place computed once (chunks inside the frame), the column pass's words stored after
-// its roundings: 24.9 M instructions at 4K GRAY8 K = 31 (26.0 M), 36.7–36.8 → 34.8–34.9 µs, K = 15 24.1–24.3 →
-// 22.4–22.6, every 1- to 4-channel row 2–6 % faster. The blocks an SM holds end in the order they were dispatched
-// (4K K = 31: about 18, 22, 25 and 28 µs), and the edge strips' blocks run 20–37 % longer: with their byte staging
-// skipped (timings only) the kernel took 7 % (K = 31) and 10 % (K = 15) less; building those bytes from the staged
-// words in shared memory, or loading them a pass ahead, did not recover it (docs/benchmarks.md).
-//
-// Twenty-third session (same runs against 555c6c6): the grid is 1-D, the edge strips' blocks first and, in one wave,
-// in shorter segments (bytesPieces): the blocks that take longest start first, and the oldest warps are issued first.
-// 4K GRAY8 K = 31 34.6–34.7 → 33.1–33.3 µs, K = 15 22.4–22.5 → 20.1–20.3; colour 10–20 % faster (4K RGBA K = 31
-// 139.2–139.4 → 120.6–120.9, with one wave instead of two), docs/benchmarks.md.
-//
-// Tried, not kept (twenty-fourth session, H200): each block handing its first K − 1 intermediate rows, through device
-// memory and a flag, to the block above, which then computes K − 1 fewer rows. 4K GRAY8 K = 31 issued 5.5 % fewer
-// instructions but ran 0–1 % faster, colour at K = 31 1–3 %, K = 15 not at all (docs/benchmarks.md).
-// Tried, not kept (twenty-fifth session, H200, docs/benchmarks.md): strips of 32 or 64 bytes with 4 or 2 groups of 32
-// rows a chunk (fewer recomputed rows): 4K GRAY8 K = 31 4–5 % slower, K = 15 2–20 %; the row and column passes on
-// separate warps handing chunks over by named barriers (no block-wide barrier): 1–2 % slower at 4K, issue slots no
-// busier.
-//
-// Twenty-seventh session (H100, bench-convolve against the code before in the same runs, docs/benchmarks.md): colour
-// frames were bound by shared memory (4K RGBA K = 15: memory throughput 70 %, issue slots 59 %; 39 % of the
-// wavefronts bank-conflict replays, most of them the row pass's sample-by-sample stores). The copied channel known at
-// compile time under SKIP and the row-pass lanes turning channel by quarter warp (laneChannel): 4K RGBA K = 15 / 31
-// 78.4 → 67.8 / 120.0 → 110.0 µs, packed RGB 67.3 → 63.0 / 109.2 → 101.6. K = 7 and 9 compiled, taken ahead of the
-// register-window and interleaved kernels: 4K RGBA 73.0 → 51.8 / 81.9 → 55.1, GRAY8 20.3 → 15.2 / 26.3 → 16.4.
-//
-// Twenty-eighth session (H100, `scripts/gpu/launch-tool.sh separable-ceiling`, timed as bench-convolve times this
-// kernel): a kernel that does only each output's own work (its 16-byte word read, the samples turned into floats, the
-// 2K FMA chains, rounding, one store; no halo, no shared memory, no recomputed rows) takes 15.2–15.4 µs at 4K GRAY8
-// K = 15 and 24.4–24.5 at K = 31, this kernel 20.4 and 33.3–33.5: 73–75 % of that ceiling (docs/benchmarks.md).
+// Why: the general streaming kernel (convolve_separable_stream.cu: every channel count, u8 and u16) spends about half
+// its issued instructions outside the FMAs, on per-word placement, border and edge tests, byte stores and ring
+// arithmetic; this one issues about a third fewer instructions, most of them FMAs. 256 threads with 16 outputs a run
+// (with 32 outputs a run the instruction cache stalls), edge bytes staged by the whole block, 4 blocks per SM and
+// cp.async staging are each chosen with `bench-convolve --size 3840x2160 --ks 15,31` (build-bench); the instruction
+// mix is read with `scripts/gpu/instruction-mix.sh`. Words are staged by one multiply and a cp.async from a place
+// computed once (chunks inside the frame), and the column pass stores its words after its roundings.
+// The grid is 1-D, the edge strips' blocks first and, in one wave, in shorter segments (bytesPieces): edge blocks run
+// longest (their byte staging), the blocks an SM holds end in the order they were dispatched, and the oldest warps are
+// issued first, so the longest blocks start first (block times: scripts/gpu/separable-block-times).
+// Colour frames are bound by shared memory, mostly bank-conflict replays of the row pass's sample stores: hence the
+// copied channel known at compile time (SKIP) and the row-pass lanes turning channel by quarter warp (laneChannel).
+// `scripts/gpu/launch-tool.sh separable-ceiling` times the bound a bit-exact separable u8 filter could reach (each
+// output's own work only: no halo, no shared memory, no recomputed rows), for comparison with this kernel.
 //
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
 // borderIndex by the whole block; rows outside the frame map through borderIndex (Border::Constant: words of
@@ -216,7 +190,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     // span (a row past the chunk, or a word not inside the frame, never staged by it). Chunks whose rows all lie inside
     // the frame (all but those at a segment's start or end near the frame's top or bottom) take each word's address
     // straight from its row: one multiply and a cp.async, where borderIndex, the index arithmetic and the generic
-    // shared address took about forty instructions.
+    // shared address take about forty instructions.
     constexpr int ITEMS = (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS;
     constexpr unsigned kStageBytes = sizeof(staged[0]);
     int itemRow[ITEMS], itemByte[ITEMS];
@@ -287,8 +261,8 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     std::uint8_t* const columnDst = f.dst + colByte;
     const std::size_t dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableBytesApplies)
     // SKIP: the launcher's instances copy exactly that channel, and a thread's 4 samples are one pixel; known at compile
-    // time, the copy is one shared load a row. Tested bit by bit at run time it took about 60 of the RGBA column pass's
-    // 333 instructions at K = 15, the flags reloaded from constant memory every row (H100, twenty-seventh session).
+    // time, the copy is one shared load a row. Tested bit by bit at run time it costs a sixth of the RGBA column pass's
+    // instructions at K = 15, the flags reloaded from constant memory every row.
     unsigned copiedSamples = 0;
     if constexpr (SKIP >= 0) {
         copiedSamples = 1u << SKIP;
@@ -488,8 +462,7 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
 }
 
 // overlap: one barrier a chunk (OVERLAP), its registers bounded for 3 blocks per SM, as many as its ring and two staged
-// chunks leave room for at K = 31. One channel at K = 15 with 4 (64 registers, no spills) measured level with 3 (H100,
-// twentieth session: 4K 24.2–24.3 against 24.1 µs, 1080p 10.9–11.0 both).
+// chunks leave room for at K = 31. One channel at K = 15 with 4 (64 registers, no spills) measures level with 3.
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
 void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
@@ -506,31 +479,11 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
     else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, shape);
 }
 
-// Where one barrier a chunk measured faster than two (H100, nineteenth session, bench-convolve, final code against two
-// barriers in the same runs, µs): GRAY8 K = 15 4K 24.4–24.5 → 23.8–24.0 (720p, 4 blocks per SM with two: 7.9 → 8.5),
-// K = 31 1080p 15.8–16.1 → 14.9–15.2, 720p 11.7–11.9 → 11.2–11.4 (4K, 4 blocks per SM with two: 36.4–36.6 → 39.9);
-// two channels K = 15 4K / 1080p / 720p 53.7–54.0 → 50.8–51.5 / 20.9–21.5 → 19.5–19.9 / 13.0–13.2 → 12.6–12.8,
-// K = 31 720p 17.7–17.9 → 16.4–16.6 (1080p 27.8 → 28.9); packed RGB K = 15 720p 19.4–19.8 → 17.9–18.2 (1080p
-// 30.8 → 32.4, 4K 86.1 → 90.0); RGBA K = 15 4K 107.3–108.1 → 100.5–101.5, 1080p 36.8–37.2 → 35.7–36.2, 720p
-// 19.7–19.9 → 19.2–19.3; colour at K = 31 slower everywhere with that session's ring (mirrored rows, 2 blocks per
-// SM: 4K RGBA 149.8 → 157.3).
-// Since the ring has no mirrored rows (twentieth session, same runs against two barriers, µs), also 2 channels at K = 31
-// 4K 80.8–81.1 → 73.9, 1080p 27.9 → 25.7–25.8; packed RGB K = 31 4K 135.5 → 127.7, 1080p 44.4 → 41.0–41.2, 720p
-// 26.6–26.9 → 24.8–25.2; RGBA K = 31 4K 150.8–150.9 → 146.2–146.7, 1080p 49.7–49.8 → 48.0, 720p 28.5–28.7 → 27.5–27.8.
-// Still two barriers: GRAY8 4K K = 31 (36.6–37.1 against 38.5–38.7 with 3 blocks per SM), GRAY8 K = 15 below
-// 1.5 Mpixel (720p 7.9–8.0 against 8.2–8.3), packed RGB K = 15 from 1.5 Mpixel (4K 86.8–86.9 against 87.8–88.4, 1080p
-// 30.9–31.1 against 31.8–32.0).
-// Packed RGB since the edge strips' blocks go first (twenty-third session, same runs, µs, one barrier against two, each
-// with the waves launchBytesC takes):
-// K = 15 4K 67.0 against 71.4 with two barriers, 1080p 25.5 against 24.0; K = 31 1080p 34.4 against 38.0, 4K 112.7
-// against 109.7.
-// K = 9 (twenty-seventh session, H100, bench-convolve, two rounds, µs, the rule taken against the other): one channel
-// 4K 16.1–16.2 one barrier against 16.5–16.6, 1080p 8.9–9.3 two against 9.3–9.4; packed RGB two barriers (4K, two
-// waves, 49.7–49.8 against 50.0–50.3; 1080p 17.6–17.7 against 18.7–18.8); 2 and 4 channels one (1080p 12.5 against
-// 13.1, 18.8–18.9 against 18.9–19.1; 4K, two waves, 31.1–31.2 against 33.7–33.8, 55.3–55.5 against 58.8–59.0).
-// K = 7 (same session, same way): as K = 9 but packed RGB one barrier from 4 Mpixel too (two waves, 45.5–45.6 against
-// 46.9–47.1); one channel 4K 15.1–15.3 against 15.8, 1080p 8.4–8.5 either way; 1080p packed RGB 16.8–16.9 against
-// 17.8–17.9; 2 and 4 channels 4K 28.8–28.9 against 32.6–32.7, 51.7–52.0 against 56.9–57.0.
+// Where one barrier a chunk (OVERLAP) measures faster than two: 2 and 4 channels always; one channel at K = 7 and 9
+// from 4 Mpixel, at K = 15 from 1.5 Mpixel, at K = 31 below 4 Mpixel; packed RGB at K = 31 below 4 Mpixel, at K = 9
+// below 1.5 Mpixel, at K = 7 and 15 below 1.5 Mpixel and from 4 Mpixel. Chosen with `bench-convolve --ks 7,9,15,31`
+// at 1280x720, 1920x1080 and 3840x2160 (build-bench; separable variants 8 and 9 force two barriers and one), with the
+// waves launchBytesC takes; `scripts/gpu/separable-colour-check.sh bench base` times it against a base build.
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k <= 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
@@ -543,11 +496,9 @@ template <int K>
 void launchBytesC(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   BytesChoice choice) {
     // One and two channels: segments of one wave fitted to the chunks (bytesSegments) except under
-    // BytesChoice::FullWaves. Through the element with frames resident (bench-pipeline --pipeline, H100, fourteenth
-    // session, three runs each, against the full wave's segments): 1080p NV12 (luma) K = 31 67 047–67 683 fps against
-    // 59 123–60 240, 720p 87 486–92 712 against 65 093–66 033, 1080p I420 planes=all 37 063–38 842 against 33 074–
-    // 34 184; but 1080p NV12 planes=all (luma and UV planes side by side on two streams) 43 518–44 735 against
-    // 46 527–46 844, and 38 255–38 992 against 42 966–44 584 with only the luma plane fitted.
+    // BytesChoice::FullWaves, chosen through the element with frames resident (`bench-pipeline --pipeline`, e.g. 1080p
+    // and 720p NV12 or I420 Gaussian K = 31, against separable variant 7). On NV12 planes=all (luma and UV planes side
+    // by side on two streams) full waves measure faster.
     const bool fit = choice != BytesChoice::FullWaves;
     const bool even = choice == BytesChoice::EvenSegments;
     const bool other = choice == BytesChoice::Other || choice == BytesChoice::OtherOneBarrier;
@@ -555,34 +506,18 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     const bool overlap = choice == BytesChoice::OneBarrier || choice == BytesChoice::OtherOneBarrier ||
                          ((choice == BytesChoice::Best || even) && oneBarrierBest(K, frame.inChannels, pixels));
     if (frame.inChannels == 1) {
-        // H100, 2026-11-26 (bench-convolve, same run): 4K K = 15 23.7 µs with 3 blocks per SM against 24.0 with 4,
-        // 1080p 10.6 against 11.7; K = 31 4K 36.0 with 4 against 36.9, 1080p 16.0 against 17.6. Since the fifteenth
-        // session 4 at K = 15 below 1.5 Mpixel too, with the fitted segments (same runs): 1280 × 720 7.9–8.0
-        // against 8.6–8.7, 640 × 480 6.3 both ways, 1080p 10.8–10.9 against 11.0.
-        // K = 7 and 9: 4 where they take two barriers (twenty-seventh session, same runs, 1080p: K = 9 8.9–9.3 against
-        // 8.9–9.1 with 3, K = 7 8.4–8.5 against 8.3–8.4; level).
+        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3: launchBytesT);
+        // Other: the other count. Chosen with `bench-convolve --ks 7,9,15,31` at 640x480, 1280x720, 1920x1080 and
+        // 3840x2160 (build-bench; separable variant 6).
         const bool four = K != 15 || pixels < 1500000;
         const BytesShape shape{1, fit, overlap, even};
         return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, shape)
                              : launchBytesK<K, 1, 3>(frame, row, column, stream, shape);
     }
-    // Segments fitted to the chunks for 2 channels only. Until the twenty-second session, segments for two waves on
-    // frames of 4 Mpixel and more (2 Mpixel for 3 and 4 channels), else one. H100, thirteenth session: 4K RGBA K = 15 /
-    // 31 107.5 / 185.3 µs against 120.0 / 193.3 with one wave, 2-channel 3840 × 2160 52.6 / 80.5 against 58.0 / 83.0,
-    // 1080p 2-channel K = 31 27.7 with one wave against 34.8. Fourteenth session, through the element with frames
-    // resident (bench-pipeline --pipeline, three runs each): 1080p packed RGB K = 31 29 650–30 184 fps with two waves
-    // against 26 534–27 092 with one, RGBA K = 15 37 468–38 340 against 33 820–35 291, RGBA K = 31 26 910–27 508
-    // against 27 255–28 093; fitting measured no faster for 3 and 4 channels (720p RGBA K = 31 29.7 against 30.0 µs).
-    // Other: the other number of waves.
-    // Since the edge strips' blocks go first (twenty-third session, H100, bench-convolve, same runs, µs, one wave
-    // against two): one wave everywhere but packed RGB at K = 15 from 4 Mpixel (67.0 with two waves against 68.4).
-    // 4K RGBA K = 31 120.9 against 123.3, 1080p RGBA K = 15 / 31 26.6 / 37.4 against 27.7 / 39.3, 4K two channels
-    // K = 31 66.2 against 67.3 (K = 15 41.3 against 41.1), packed RGB K = 31 4K 109.7 against 111.4 (with two
-    // barriers), 1080p 34.4 against 36.8, K = 15 1080p 24.0 against 26.5 (with two barriers).
-    // K = 7 and 9: two waves for 2 to 4 channels from 4 Mpixel (twenty-seventh session, H100, same runs, µs; K = 9):
-    // 4K packed RGB 49.7–49.8 against 55.5–55.6 with one, RGBA 55.3–55.5 against 56.4–56.5, two channels 31.1–31.2
-    // against 32.6–32.7; at 1080p one (RGB 17.6 against 19.6, RGBA 18.8–18.9 against 20.8–21.2, two channels 12.5
-    // against 14.5–14.6).
+    // Two to four channels. Segments fitted to the chunks for 2 channels only (fitting measures no faster for 3 and 4).
+    // One wave, except two for K = 7 and 9, and for packed RGB at K = 15, from 4 Mpixel; Other: the other number of
+    // waves. Chosen with `bench-convolve --size 3840x2160 --ks 7,9,15,31` and `--size 1920x1080` (build-bench;
+    // separable variant 6 takes the other number of waves), on the edge-first grid of bytesPieces.
     const bool twoWaves = (K <= 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
     const int waves = other == twoWaves ? 1 : 2;
     switch (frame.inChannels) {
@@ -590,8 +525,8 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
     default: {
         // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
-        // copied: its column sums left out (H100, fourteenth session, same runs: 4K RGBA Gaussian K = 31 158.0–158.3
-        // -> 150.8–151.0 µs, 1080p 52.2–52.5 -> 50.0–50.4, K = 15 108.9–109.0 -> 107.5–107.9).
+        // copied: its column sums left out (SKIP), which measures faster on the RGBA Gaussian rows of
+        // `bench-convolve --ks 15,31` (build-bench).
         const unsigned copied = frame.copy & ~frame.mask & 0xFu;
         const bool plain = frame.bias == 0.f && frame.absolute == 0;
         if (plain && copied == 0x8u)
@@ -608,11 +543,11 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
 // Row segments per strip. A block's row pass takes CH intermediate rows a chunk, a lane a row, so a chunk costs the
 // same whether or not all its rows are used, and the blocks an SM holds share its issue slots: the busiest SM runs
 // about ⌈blocks / SMs⌉ × ⌈(segment + K − 1) / CH⌉ chunks. fit (one wave): the number of segments that needs the
-// fewest, counting a chunk of 2 blocks per SM as 1.25 (fewer warps hide less latency: H100, 4K GRAY8 K = 31, 20
-// chunks an SM at 2 blocks per SM 40.4 µs, at 4 36.8), at least 2 blocks per SM where the frame has that many (one
-// leaves the SM idle at every barrier), ties to the most segments; else as many segments as fill `waves` waves.
-// H100, 2026-11-26 (fourteenth session), GRAY8 1080p K = 31: 35 segments of 31 rows (4 blocks per SM, 2 chunks
-// each) 16.3 µs, 17 of 64 (2 per SM, 3 chunks each) 15.3–15.6.
+// fewest, counting a chunk of 2 blocks per SM as 1.25 (fewer warps hide less latency), at least 2 blocks per SM where
+// the frame has that many (one leaves the SM idle at every barrier), ties to the most segments; else as many segments
+// as fill `waves` waves. E.g. GRAY8 1080p K = 31 takes 17 segments of 64 rows (2 blocks per SM, 3 chunks each), not a
+// full wave's 35 of 31 (4 per SM, 2 chunks each): `bench-convolve --size 1920x1080 --ks 31` (build-bench) times
+// both (separable variant 7: full waves).
 namespace {
 // Row-pass chunks of chunkRows rows a block of a strip cut into `segments` segments runs (its rows and K − 1 more).
 int segmentChunks(int height, int segments, int k, int chunkRows) {
@@ -638,11 +573,10 @@ int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, 
     return best;
 }
 
-// An edge block's words outside the row are built byte by byte, C words a row. One channel, 4K, H100, twenty-second
-// session (block timings): edge blocks 27.3 against 22.6 µs at K = 31, 16.8 against 13.6 at K = 15. Across channel
-// counts 0.1 a channel measured best (twenty-third session, bench-convolve, same runs, µs, 0.1 / 0.2 / 0.35 a channel /
-// one channel only at 0.2): 1080p RGBA K = 31 39.3 / 43.5 / 43.9 / 41.2, packed RGB K = 31 36.8 / 40.4 / 40.4 / 40.6,
-// RGBA K = 15 27.6 / 30.0 / 30.0 / 29.8; 4K two channels K = 15 41.3 / 40.8 / 46.0 / 42.2; one channel alike.
+// An edge block's words outside the row are built byte by byte, C words a row, so its chunks cost more than an inner
+// block's: 1 + 0.1 a channel, chosen with `bench-convolve --size 1920x1080 --ks 15,31` and `--size 3840x2160`
+// (build-bench; separable variant 10 takes even segments), the edge blocks' times read with
+// scripts/gpu/separable-block-times.
 double bytesEdgeChunkCost(int channels) {
     return 1.0 + 0.1 * channels;
 }

@@ -302,8 +302,8 @@ bool launchStreamK(const ConvFrame& frame, const float* row, const float* column
         return false;
     case 4:
         if constexpr (sizeof(T) == 1) {
-            // 16-byte words up to K = 15 (H200, 4K RGBA Gaussian K = 15: 160.2 -> 151.4 us; at K = 31 they measured
-            // slower, 227.7 -> 255.1 us).
+            // 16-byte words up to K = 15, where they measure faster; at K = 31 slower (RGBA Gaussian,
+            // `bench-convolve --size 3840x2160 --ks 15,31`, build-bench).
             if constexpr (K <= 15) {
                 if (frame.rowAlign >= 16) {
                     launchStreamT<T, K, 4, 16>(frame, row, column, s, waves);

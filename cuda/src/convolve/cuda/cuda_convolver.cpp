@@ -126,8 +126,8 @@ ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants
 // directly.
 // A full-rank plan padded to 31 × 31 sums 961 taps a sample whatever its own size, while the FFT of a smaller kernel
 // costs less than a 31 × 31 one's (the table's compiled rows were measured at 31 × 31): such plans keep the crossover
-// of the generic kernel they ran in before padding. H200, 2026-11-27 (bench-convolve --padded), 4K GRAY8 21 × 21 and
-// 25 × 25: padded 312 µs, the FFT 296-297; 13 × 13 (padded to 15 × 15) 89 against 296.
+// of the generic kernel they would run in unpadded. `bench-convolve --padded` (build-bench) times padded plans (e.g.
+// 4K GRAY8 13 × 13, 21 × 21, 25 × 25) against the FFT.
 bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height,
              const KernelVariants& variants) {
     const Path direct = choosePath(launch, variants);
@@ -241,10 +241,8 @@ private:
         case Path::Separable:
             // The u8 streaming separable kernel wherever it applies (K = 7, 9, 15 and 31, 1 to 4 channels), ahead of
             // the register-window and interleaved kernels under their KernelVariants' 0 (they take K ≤ 9 otherwise).
-            // H100, twenty-seventh session, Gaussian 9 × 9, bench-convolve, two rounds, µs, against the kernels
-            // before: 4K RGBA 55.3–55.5 against 81.6–81.8, packed RGB 49.7–49.8 against 75.2–75.3, two channels
-            // 31.1–31.2 against 49.7–49.8, GRAY8 (the tile kernel before) 16.1–16.2 against 26.1; 1080p 18.8–18.9 /
-            // 17.6 / 12.5 / 8.9–9.3 against 26.4 / 23.8 / 17.6 / 11.1. K = 7: see convolve_separable_bytes.cu.
+            // It measures faster than those at every channel count (`bench-convolve --ks 7,9` at 1080p and 4K,
+            // build-bench: the default rows against the "interleaved separable" and "variant" rows).
             if (variants_.interleaved == 0 && variants_.registerWindow == 0 &&
                 cuda_detail::launchSeparableBytes(launch_.type, launch_.kernelWidth, f, launch_.row.data(),
                                                   launch_.column.data(), stream, variants_))
@@ -255,9 +253,8 @@ private:
                                                         launch_.column.data(), stream, variants_.registerWindow))
                 break;
             // One u8 channel at K = 3 below 4 Mpixel: the direct register-window kernel on the full taps (the tile
-            // kernel's sums below, in the same order). H100, fifteenth session, Gaussian 3 × 3, same runs, against
-            // the tile kernel: 640 × 480 5.7–5.8 µs against 6.3–6.5, 1280 × 720 6.6 against 7.2–7.5, 1920 × 1080
-            // 7.8–8.0 against 10.0–10.1, 2560 × 1440 10.4–10.7 against 13.2–13.4.
+            // kernel's sums below, in the same order), faster there than the tile kernel (GRAY8 Gaussian 3 × 3 of
+            // `bench-convolve --ks 3 --size WxH` from 640x480 to 2560x1440, build-bench).
             if (launch_.type == SampleType::U8 && launch_.kernelWidth == 3 && f.inChannels == 1 &&
                 cuda_detail::launchDirectRegistersU8(3, 1, f, taps_.data(), stream, variants_.registerWindow))
                 break;

@@ -26,8 +26,8 @@ int compiledSizeFor(int width, int height);
 // kernel's. Otherwise nothing (the plan runs as it is).
 std::optional<ConvolvePlan> paddedToCompiledSize(const ConvolvePlan& plan);
 
-// The generic kernel costs about 18 times as much a tap as a compiled direct kernel (H200, 2026-11-24, 1080p u8: the
-// generic K = 11 298 µs for 121 taps, crossover.cpp; the compiled direct K = 15 31.4 µs for 225); 8 leaves a margin.
+// The generic kernel costs well over ten times as much a tap as a compiled direct kernel (compare the generic and
+// compiled rows of `bench-convolve --fft` at 1080p u8, build-bench); 8 leaves a margin.
 constexpr int kMaxPaddedArea = 8;
 
 }  // namespace cudafilters::cuda_detail

@@ -276,8 +276,8 @@ public:
 private:
     static constexpr std::size_t kHistPairBytes = 2 * 256 * sizeof(std::uint32_t);
     static constexpr int kHistogramBlocksPerSm = 2;
-    // ClaheLuma::Chunks (H100, RGBA 8×8 clip 2, bench-histeq 2026-11-26): 2 / 4 / 8 blocks per SM 66.8 / 61.5 / 64.6 µs
-    // at 4K on blobs and noise, 56.1 / 54.6 / 54.2 on colour bars; at 1080p 26.7 / 26.5 / 29.0 and 22.4 / 21.7 / 24.6.
+    // ClaheLuma::Chunks: 4 histogram blocks per SM, chosen against 2 and 8 on RGBA CLAHE 8×8 clip 2 at 1080p and 4K
+    // (`bench-histeq --only clahe`, built by scripts/gpu/build-bench-histeq.sh).
     static constexpr int kClaheLumaHistogramBlocksPerSm = 4;
 
     bool blockLutApplies() const {
@@ -287,7 +287,7 @@ private:
 
     bool lumaChunksPlan() const { return takesLumaChunks(plan_, variants_); }
 
-    // Bands as tall as one wave of the band kernel's blocks allows (its tail was a quarter of its time at 1.4 waves),
+    // Bands as tall as one wave of the band kernel's blocks allows (at 1.4 waves its tail is a quarter of its time),
     // within [8, kMaxBandRows] rows.
     int bandRowsForOneWave(const HisteqParams& p) {
         const int sharedBytes = detail::claheBandSharedBytes(p, detail::kMaxBandRows);

@@ -332,8 +332,8 @@ template <typename F> __device__ __forceinline__ void forChunks(const std::uint3
     }
 }
 
-// Thread t takes bins t, t + kThreads, t + 2 · kThreads, …: neighbouring threads read neighbouring words. (Each
-// thread used to own bins / kThreads consecutive bins: with 65 536 bins every warp load touched 32 lines.) The LUT
+// Thread t takes bins t, t + kThreads, t + 2 · kThreads, …: neighbouring threads read neighbouring words (with
+// consecutive bins per thread, at 65 536 bins every warp load would touch 32 lines). The LUT
 // takes the inclusive prefix of the (clipped) histogram chunk by chunk, kThreads bins at a time.
 template <typename T>
 __device__ void buildTileLut(const HisteqParams& p, std::uint32_t* h, T* lut, unsigned long long* histState,
@@ -840,7 +840,7 @@ __global__ void __launch_bounds__(kThreads) applyKernel(const HisteqParams p) {
 }
 
 // One u16 channel with 16-byte aligned rows: 8 samples per thread, one 16-byte load and store (the same arithmetic as
-// applyKernel, which took one sample per thread).
+// applyKernel, which takes one sample per thread).
 template <bool CLAHE>
 __global__ void __launch_bounds__(kThreads) applyGray16Vec(const HisteqParams p) {
     const std::uint16_t* luts = static_cast<const std::uint16_t*>(p.luts);

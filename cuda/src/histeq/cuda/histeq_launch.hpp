@@ -148,19 +148,13 @@ const char* claheLumaName(ClaheLuma v);
 
 // Which kernel variant a CudaEqualizer launches where several are compiled; tests and the benchmark ask for one.
 struct KernelVariants {
-    // H200, GRAY8 global (bench-histeq, 2026-11-24): last-block LUT 15.7 / 22.8 µs at 1080p / 4K, block LUT 14.6 /
-    // 21.4, overlapped 12.6 / 19.3, private counters 18.8 / 22.9.
+    // The defaults are the fastest of the variants `bench-histeq` (scripts/gpu/build-bench-histeq.sh) times at 1080p
+    // and 4K. Global GRAY8: the block LUT with the apply overlapped.
     GlobalVariant global = GlobalVariant::BlockLutOverlapped;
-    // H100, RGBA global luma (bench-histeq, 2026-11-26): pixels 38.4 / 116.8 µs at 1080p / 4K (the tile kernels
-    // before pixel words: ~127 µs at 4K), chunks 22.3 / 52.5; on colour bars 38.6 / 116.3 and 17.4 / 46.2.
-    // RGB (3 channels, 48-byte chunks): pixels 48.0 / 170.5, chunks 18.1 / 40.9; on colour bars 48.5 / 170.8 and
-    // 16.2 / 36.2.
+    // Global luma (RGBA and RGB): the 16-byte chunk kernels, on natural-ish content and on colour bars alike.
     GlobalLuma globalLuma = GlobalLuma::Chunks;
     ClaheApply claheApply = ClaheApply::Bands;
-    // H100, RGBA CLAHE 8×8 clip 2 luma (bench-histeq, 2026-11-26): pixels 46.4 / 136.9 µs at 1080p / 4K, chunks
-    // 26.5 / 61.5; on colour bars 45.4 / 135.7 and 21.7 / 54.6. At 4K (Nsight Compute, serialized): histogram 78 →
-    // 31 µs, apply 48 → 29 µs. RGB: pixels 50.9 / 180.4, chunks 21.1 / 54.5; on colour bars 51.9 / 180.4 and
-    // 20.5 / 52.1.
+    // CLAHE luma (RGBA and RGB): the chunk kernels, both the histogram and the apply faster than the tile kernels'.
     ClaheLuma claheLuma = ClaheLuma::Chunks;
     // Histogram blocks of the tile kernels per SM (split among the tiles); 0: the default (2; 4 for ClaheLuma::Chunks).
     int histogramBlocksPerSm = 0;
