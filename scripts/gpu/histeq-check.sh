@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# One pass on the GPU host for the CUDA equalizer (issue 3): GPU tests, compute-sanitizer memcheck and racecheck on
+# One pass on the GPU host for the CUDA equalizer: GPU tests, compute-sanitizer memcheck and racecheck on
 # a representative subset, the NPP benchmark (built here with nvcc) and OpenCV CPU CLAHE through python3's cv2.
 # Logs go to $OUT (or ./out); a short table is printed last. Run from the repository root with
 # build-histeq-gpu/ built for sm_90 (meson setup build-histeq-gpu -Dcuda-arch=9.0 -Dplugin=disabled -Dopencv=disabled).
