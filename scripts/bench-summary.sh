@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The benchmark summary on a machine with an NVIDIA GPU: builds, runs the kernel benchmark (with NPP when the CUDA
 # toolkit has it) and the element benchmark, prints a table and draws benchmarks.png (needs python3-matplotlib).
-# Without a GPU it plots the committed figures from docs/raw instead, and says so.
+# Without a GPU there is nothing to measure: it says so and points to the figures in docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${BENCH_OUTPUT:-bench-output}
@@ -17,7 +17,8 @@ if nvidia-smi -L >/dev/null 2>&1; then
   GST_PLUGIN_PATH="$PWD/$build/plugin" "$build/bench/element/bench-element" --seconds 2 --cpu-seconds 3 >"$out/element.md"
   conv=$out/convolve.md element=$out/element.md
 else
-  echo "bench-summary: no NVIDIA GPU here; plotting the figures measured on the H200 (docs/raw, 2026-11-21)"
-  conv=docs/raw/2026-11-21-h200-bench-convolve.md element=docs/raw/2026-11-21-h200-bench-element.md
+  echo "bench-summary: no NVIDIA GPU here, nothing to measure; the figures measured on H100 and H200 GPUs, each with" \
+    "its date and command, are in docs/performance.md"
+  exit 0
 fi
 python3 scripts/bench-plot.py "$conv" "$element" "$out/benchmarks.png"
