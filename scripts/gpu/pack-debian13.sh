@@ -5,6 +5,8 @@
 # plugins the GPU steps use, with every library they load, Debian 13's C library and its loader, into
 # gpu-carry/debian13.tar.xz. There, `debian13/run [VAR=value ...] program args` starts a program through that loader
 # (GStreamer scans plugins in-process: its scanner would start under the host's loader).
+# WITH_NVRTC=1 adds the root's NVRTC (Debian's toolkit's, which a Debian 13 user's GStreamer compiles its CUDA kernels
+# with) for cudaconvertscale; the host's may be too new for the architecture GStreamer asks it for.
 #   DEBIAN13_ROOT=debian13-root BUILD=/src/gst-cuda-filters/build-gpu scripts/gpu/pack-debian13.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +30,9 @@ while read -r lib; do from_root "$lib" "$stage/lib"; done <"$stage/libs.txt"
 from_root /lib64/ld-linux-x86-64.so.2 "$stage/lib"
 chmod +x "$stage/lib/ld-linux-x86-64.so.2"
 for p in $plugins; do from_root "$gst/libgst$p.so" "$stage/plugins"; done
+if [ "${WITH_NVRTC:-0}" = 1 ]; then
+  for lib in libnvrtc.so.12 libnvrtc-builtins.so.12.4; do from_root /usr/lib/$multiarch/$lib "$stage/lib"; done
+fi
 for p in gst-launch-1.0 gst-inspect-1.0; do from_root /usr/bin/$p "$stage/bin"; done
 chmod +x "$stage"/bin/*
 cp "$root$build/plugin/libgstcudafilters.so" "$stage/plugin/"
@@ -44,7 +49,8 @@ export GST_PLUGIN_SYSTEM_PATH_1_0="$here/plugins" GST_REGISTRY_FORK=no
 while [ $# -gt 0 ]; do case $1 in *=*) export "$1"; shift ;; *) break ;; esac; done
 prog=$1; shift
 [ -x "$prog" ] || prog="$here/bin/$prog"
-# GStreamer's CUDA library loads NVRTC (cudaconvertscale's kernels) from the host's toolkit.
+# GStreamer's CUDA library loads NVRTC (cudaconvertscale's kernels): Debian's where packed, else the host's toolkit's.
+[ -f "$here/lib/libnvrtc.so.12" ] && export GST_CUDA_NVRTC_LIBNAME="$here/lib/libnvrtc.so.12"
 exec "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64" "$prog" "$@"
 EOF
 chmod +x "$stage/run"

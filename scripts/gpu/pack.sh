@@ -25,6 +25,13 @@ cp "$build"/bench/element/bench-element "$build"/bench/pipeline/bench-pipeline "
 cp "$build"/tests/soak/soak "$stage"/tests/
 cp "$build"/examples/cudafilters-demo "$stage"/examples/
 strip "$stage"/*/*
+# ONLY="plugin/... tests/element-tests ..." keeps those paths of the payload alone (a call that needs few of them
+# leaves room in the carry for another bundle).
+if [ -n "${ONLY:-}" ]; then
+  (cd "$stage" && find . -type f | sed 's#^\./##' | while read -r f; do
+    case " $ONLY " in *" $f "*) ;; *) rm -f "$f" ;; esac
+  done)
+fi
 mkdir -p gpu-carry
 # The H.264 clip of the decode case (bench-pipeline --clip): 1080p60, 600 frames, made here with x264enc
 # (gstreamer1.0-plugins-ugly) since the GPU host has no encoder.

@@ -9,7 +9,9 @@
 # - compute-sanitizer on the new paths;
 # - on 1.26: nvh264dec ! cudaconvolve ! cudadownload and cudaupload ! cudaconvertscale ! cudahisteq ! cudaconvolve !
 #   cudadownload against the same pipelines through system memory (output checksums);
-# - bench-pipeline's decode and chain rows on 1.22 and 1.26, alternately.
+# - bench-pipeline rows (BENCH_ONLY, default the decode and chain rows) on 1.22 and 1.26, alternately, and with the
+#   plugin of gpu-carry/before26.tar.xz (an earlier build's libgstcudafilters.so for 1.26) as a third variant, so a
+#   change to how frames move is measured against the tree before it in the same call (BENCH_VARIANTS="22 26 26b").
 # Made here first:
 #   meson setup build-gpu -Dcuda-arch=9.0 -Dopencv=disabled && ninja -C build-gpu && scripts/gpu/pack.sh
 #   meson setup build-nocp -Dcuda-arch=9.0 -Dopencv=disabled -Dplugin=disabled -Dcuda_args=-DCUDAFILTERS_NO_CP_ASYNC &&
@@ -20,7 +22,9 @@
 # Carry [".gpu-bundle", "gpu-carry"]; steps can be chosen: platforms.sh element convolve sanitize pixels bench
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-out}
+# Every log goes into one archive beside the summary: the device returns only a few files.
+final=${OUT:-out}
+out=$final/logs
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 steps=${*:-"element convolve sanitize pixels bench"}
@@ -32,6 +36,7 @@ rm -rf build-payload debian13 build-nocp && mkdir -p build-payload build-nocp
 [ -f gpu-carry/payload.tar.xz ] && tar -C build-payload -xJf gpu-carry/payload.tar.xz
 [ -f gpu-carry/debian13.tar.xz ] && tar -xJf gpu-carry/debian13.tar.xz
 [ -f gpu-carry/nocp.tar.xz ] && tar -C build-nocp -xJf gpu-carry/nocp.tar.xz
+[ -f gpu-carry/before26.tar.xz ] && mkdir -p debian13/plugin-before && tar -C debian13/plugin-before -xJf gpu-carry/before26.tar.xz
 have() { [ -e "$1" ] || { summary+=("left out: $2 ($1 not carried)"); return 1; }; }
 # GStreamer's CUDA kernels (cudaconvertscale) compile through NVRTC, which GStreamer opens as plain libnvrtc.so.
 nvrtc=$(ls /usr/local/cuda/lib64/libnvrtc.so.[0-9]* 2>/dev/null | head -1)
@@ -42,6 +47,7 @@ el22="$run22 GST_PLUGIN_PATH=$PWD/build-payload/plugin-test-seam GST_REGISTRY=/t
 el26="$run26 GST_PLUGIN_PATH=$PWD/debian13/plugin-test-seam GST_REGISTRY=/tmp/reg26-seam.bin"
 prod22="$run22 GST_PLUGIN_PATH=$PWD/build-payload/plugin GST_REGISTRY=/tmp/reg22.bin"
 prod26="$run26 GST_PLUGIN_PATH=$PWD/debian13/plugin GST_REGISTRY=/tmp/reg26.bin"
+prod26b="$run26 GST_PLUGIN_PATH=$PWD/debian13/plugin-before GST_REGISTRY=/tmp/reg26b.bin"
 gtest_line() {
   echo "rc=$1 $(grep -E '^\[  PASSED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  FAILED  \] [0-9]+' "$2" | tail -1) $(grep -E '^\[  SKIPPED \] [0-9]+' "$2" | tail -1)"
 }
@@ -101,6 +107,7 @@ if step sanitize; then
 fi
 if step pixels; then
   $prod26 GST_DEBUG=cudanvrtc:6,cudautils:4 gst-inspect-1.0 nvcodec >"$out/nvcodec-1.26.log" 2>&1
+  summary+=("1.26 nvcodec: $(grep -cE '^ +cuda(convertscale|convert|scale):' "$out/nvcodec-1.26.log") of cudaconvertscale/cudaconvert/cudascale registered; NVRTC: $(grep -iE 'nvrtc' "$out/nvcodec-1.26.log" | sed 's/.*cudanvrtc[^ ]* *//' | sort -u | head -3 | paste -sd'|')")
   clip=gpu-carry/clip-1080p.h264
   h264="filesrc location=$clip ! video/x-h264,stream-format=byte-stream ! h264parse ! nvh264dec"
   raw() {  # name, pipeline head (ends before the sink)
@@ -122,16 +129,21 @@ if step pixels; then
 fi
 if step bench; then
   for round in $(seq ${BENCH_ROUNDS:-2}); do
-    for v in 22 26; do
+    for v in ${BENCH_VARIANTS:-22 26 26b}; do
       eval "prod=\$prod$v"
       [ $v = 22 ] && bench=build-payload/bench/bench-pipeline || bench=debian13/bench/bench-pipeline
       [ -e $bench ] || continue
-      for only in d-decode c-chain; do
+      [ $v = 26b ] && { [ -d debian13/plugin-before ] || continue; }
+      for only in ${BENCH_ONLY:-d-decode c-chain}; do
         timeout 150 $prod $bench --seconds ${PIPELINE_SECONDS:-2} --clip gpu-carry/clip-1080p.h264 --only $only \
-          >"$out/bench-pipeline-1.$v-$only-$round.md" 2>"/tmp/bench-pipeline-1.$v-$only-$round.err"
-        summary+=("bench-pipeline 1.$v --only $only round $round: rc=$?")
+          >"/tmp/bench.md" 2>"/tmp/bench-pipeline-1.$v-$only-$round.err"
+        rc=$?
+        { echo "### 1.$v --only $only round $round (rc=$rc)"; cat /tmp/bench.md; } >>"$out/bench.md"
+        summary+=("bench-pipeline 1.$v --only $only round $round: rc=$rc")
       done
     done
   done
 fi
-printf '\n%s\n' "${summary[@]}" | tee "$out/summary.txt"
+printf '\n%s\n' "${summary[@]}" | tee "$final/summary.txt"
+[ -f "$out/bench.md" ] && cp "$out/bench.md" "$final/bench.md"
+tar -C "$final" -cJf "$final/logs.tar.xz" logs && rm -rf "$out"
