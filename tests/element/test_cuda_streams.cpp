@@ -226,7 +226,7 @@ std::vector<guint8> hostSamples(GstBuffer* buffer, const GstVideoInfo& info) {
 TEST(CudaStreams, FramesLeaveBeforeTheirWorkEndsOnAStreamReadersWaitFor) {
     SKIP_WITHOUT_GPU();
     ASSERT_TRUE(gst_cuda_load_library());
-    const char* format = "GRAY8";
+    const char* format = "RGBA";  // a format GStreamer's own CUDA pool (the writer's) lays out
     const GstVideoInfo info = videoInfo(format, 385, 289);
     const std::string caps = capsString(format, 385, 289);
     std::string cudaCaps = caps;
