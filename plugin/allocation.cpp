@@ -50,13 +50,6 @@ static GstBufferPool* new_pool(bool pinned, GstCaps* caps, guint size, guint min
     return pool;
 }
 
-#ifdef CUDAFILTERS_HAVE_GST_CUDA
-static GstCudaStream* element_stream(StreamState& st) {
-    if (!st.cudaStream) st.cudaStream = cuda_memory_new_stream(st.cudaContext.get());
-    return st.cudaStream.get();
-}
-#endif
-
 gboolean gst_cuda_filter_propose_allocation(GstBaseTransform* trans, GstQuery* decide_query, GstQuery* query) {
     auto* self = GST_CUDA_FILTER(trans);
     StreamState& st = stream_state(self);
@@ -73,8 +66,7 @@ gboolean gst_cuda_filter_propose_allocation(GstBaseTransform* trans, GstQuery* d
     if (caps_are_cuda_memory(caps)) {
         if (needPool && st.cudaContext) {
             guint size = 0;
-            GstBufferPool* pool =
-                cuda_memory_pool_new(st.cudaContext.get(), caps, guint(st.depth + 1), 0, element_stream(st), &size);
+            GstBufferPool* pool = cuda_memory_pool_new(st.cudaContext.get(), caps, guint(st.depth + 1), 0, &size);
             if (pool) {
                 GST_DEBUG_OBJECT(self, "proposing a CUDA memory pool upstream");
                 gst_query_add_allocation_pool(query, pool, size, guint(st.depth + 1), 0);
@@ -143,7 +135,7 @@ gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* qu
             gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
             gst_structure_free(config);
         } else {
-            pool = cuda_memory_pool_new(st.cudaContext.get(), caps, min, max, element_stream(st), &size);
+            pool = cuda_memory_pool_new(st.cudaContext.get(), caps, min, max, &size);
         }
         if (!pool) {
             GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create a CUDA memory buffer pool"), (nullptr));

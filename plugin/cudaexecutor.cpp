@@ -319,10 +319,6 @@ public:
         if (frame.fenceOut) {
             std::shared_ptr<CudaFrameFence> fence = freeFence();
             checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(fence->event()), stream), "cudaEventRecord (fence)");
-            for (void* carried : frame.outStreams)
-                checkCuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(carried),
-                                              static_cast<cudaEvent_t>(fence->event()), 0),
-                          "cudaStreamWaitEvent (the output memory's stream)");
             frame.outFence = std::move(fence);
         }
     }

@@ -141,55 +141,8 @@ void buffer_pending_streams(GstBuffer* buffer, GstCudaContext* context, std::vec
 #endif
 }
 
-bool buffer_carried_streams(GstBuffer* buffer, GstCudaContext* context, std::vector<void*>& streams) {
-#if GST_CHECK_VERSION(1, 24, 0)
-    const guint n = gst_buffer_n_memory(buffer);
-    std::vector<void*> carried;
-    for (guint i = 0; i < n; ++i) {
-        GstMemory* mem = gst_buffer_peek_memory(buffer, i);
-        if (!gst_is_cuda_memory(mem) || !same_context(GST_CUDA_MEMORY_CAST(mem)->context, context)) return false;
-        GstCudaStream* stream = gst_cuda_memory_get_stream(GST_CUDA_MEMORY_CAST(mem));
-        if (!stream) return false;
-        void* handle = gst_cuda_stream_get_handle(stream);
-        if (std::find(carried.begin(), carried.end(), handle) == carried.end()) carried.push_back(handle);
-    }
-    streams.insert(streams.end(), carried.begin(), carried.end());
-    return n > 0;
-#else
-    (void)buffer;
-    (void)context;
-    (void)streams;
-    return false;
-#endif
-}
-
-void buffer_mark_need_sync(GstBuffer* buffer, bool pending) {
-#if GST_CHECK_VERSION(1, 24, 0)
-    for (guint i = 0, n = gst_buffer_n_memory(buffer); i < n; ++i) {
-        GstMemory* mem = gst_buffer_peek_memory(buffer, i);
-        if (!gst_is_cuda_memory(mem)) continue;
-        if (pending) GST_MINI_OBJECT_FLAG_SET(mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-        else GST_MEMORY_FLAG_UNSET(mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
-    }
-#else
-    (void)buffer;
-    (void)pending;
-#endif
-}
-
-std::shared_ptr<GstCudaStream> cuda_memory_new_stream(GstCudaContext* context) {
-#if GST_CHECK_VERSION(1, 24, 0)
-    GstCudaStream* stream = context ? gst_cuda_stream_new(context) : nullptr;
-    if (!stream) return nullptr;
-    return std::shared_ptr<GstCudaStream>(stream, [](GstCudaStream* s) { gst_cuda_stream_unref(s); });
-#else
-    (void)context;
-    return nullptr;
-#endif
-}
-
 GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,
-                                    GstCudaStream* stream, guint* size) {
+                                    guint* size) {
     GstVideoInfo info;
     if (!gst_video_info_from_caps(&info, caps)) return nullptr;
     GstBufferPool* pool = gst_cuda_frame_pool_is_needed_for(GST_VIDEO_INFO_FORMAT(&info))
@@ -198,11 +151,6 @@ GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guin
     GstStructure* config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), min_buffers, max_buffers);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-#if GST_CHECK_VERSION(1, 24, 0)
-    if (stream) gst_buffer_pool_config_set_cuda_stream(config, stream);
-#else
-    (void)stream;
-#endif
     if (!gst_buffer_pool_set_config(pool, config)) {
         // The pool may have adjusted the config (its pitched layout): take it when it still fits.
         config = gst_buffer_pool_get_config(pool);

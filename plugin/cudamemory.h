@@ -5,11 +5,9 @@
 // a build with that library (CUDAFILTERS_HAVE_GST_CUDA); without it the elements move frames through host memory.
 #include <gst/gst.h>
 
-#include <memory>
 #include <vector>
 
 typedef struct _GstCudaContext GstCudaContext;
-typedef struct _GstCudaStream GstCudaStream;
 
 namespace gstcudafilters {
 
@@ -64,26 +62,11 @@ CudaResidence buffer_cuda_residence(GstBuffer* buffer, GstCudaContext* context);
 // GStreamer 1.22's memory has no stream: nothing is waited for.
 void buffer_pending_streams(GstBuffer* buffer, GstCudaContext* context, std::vector<void*>& streams);
 
-// GStreamer 1.24 and later, the output side: the CUstreams that every memory of `buffer` (CUDA memory of `context`)
-// carries are appended to `streams`, each once. The element makes them wait for the frame's work on the GPU and
-// pushes the frame before that work ends, flagged as GStreamer's elements expect (buffer_mark_need_sync); they wait
-// for the stream themselves. False (nothing appended) when some memory carries no stream or is not ours: the frame
-// is then completed before it leaves. Always false on GStreamer 1.22.
-bool buffer_carried_streams(GstBuffer* buffer, GstCudaContext* context, std::vector<void*>& streams);
-
-// Flags the CUDA memory of `buffer` GST_CUDA_MEMORY_TRANSFER_NEED_SYNC (`pending`: its stream still has the writer's
-// work queued) or clears the flag (the work is complete: readers need not synchronise). No-op before 1.24.
-void buffer_mark_need_sync(GstBuffer* buffer, bool pending);
-
-// A stream of `context` for the pools the element makes, so that the memory it hands out carries a stream, as
-// GStreamer's own pools' memory does (null before 1.24, or when the stream cannot be made).
-std::shared_ptr<GstCudaStream> cuda_memory_new_stream(GstCudaContext* context);
-
 // A pool of CUDA memory of `context` configured for `caps` with video metas (transfer full; null on failure): a
-// GstCudaBufferPool, or a GstCudaFramePool for the formats GStreamer's allocator has no layout for. Its memory carries
-// `stream` (may be null; ignored before 1.24). `*size` is set to its buffers' size (pitched).
+// GstCudaBufferPool, or a GstCudaFramePool for the formats GStreamer's allocator has no layout for. `*size` is set to
+// its buffers' size (pitched).
 GstBufferPool* cuda_memory_pool_new(GstCudaContext* context, GstCaps* caps, guint min_buffers, guint max_buffers,
-                                    GstCudaStream* stream, guint* size);
+                                    guint* size);
 
 // True when `pool` gives CUDA memory of `context` in the layout of `caps`: a GstCudaFramePool, or a GstCudaBufferPool
 // for a format its allocator lays out.

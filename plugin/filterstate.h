@@ -49,9 +49,6 @@ struct StreamState {
     // the CPU) and its CUcontext, made current wherever the executor works.
     std::shared_ptr<GstCudaContext> cudaContext;
     void* cuContext = nullptr;
-    // The stream the CUDA memory pools this element makes carry (GStreamer >= 1.24; made at the first allocation
-    // query), so that a neighbour writing into them, or reading what we wrote, orders its work on the GPU.
-    std::shared_ptr<GstCudaStream> cudaStream;
     std::unique_ptr<FrameExecutor> executor;
 
     GstVideoInfo info{};
@@ -63,9 +60,7 @@ struct StreamState {
     std::vector<PlaneLayout> outPlanes;
     bool inCudaMemory = false;             // memory:CUDAMemory negotiated on the sink / src pad
     bool outCudaMemory = false;
-    bool fenceDownstream = false;          // downstream (one of ours) waits for a frame's fence on the GPU itself;
-                                           // without it, frames whose memory carries a stream leave before their
-                                           // work ends too (FrameInFlight::outStreams)
+    bool fenceDownstream = false;          // downstream (one of ours) waits for a frame's fence on the GPU itself
 
     std::shared_ptr<FilterWork> work;  // null: passthrough
     unsigned workGeneration = 0;

@@ -32,8 +32,6 @@ struct FrameInFlight {
     std::shared_ptr<FrameFence> inFence;  // the input's pending work (a neighbour of ours wrote it): waited for on the GPU
     std::vector<void*> pendingStreams;    // CUstreams with work queued on the frame's memory (GStreamer >= 1.24's
                                           // stream-carrying CUDA memory): waited for on the GPU
-    std::vector<void*> outStreams;        // CUstreams the output memory carries (GStreamer >= 1.24): made to wait for
-                                          // the frame's work on the GPU, so the frame leaves before that work ends
     bool fenceOut = false;                // the output leaves before its work is done: submit sets outFence
     std::shared_ptr<FrameFence> outFence;
     int slot = -1;                  // -1: passthrough, nothing to wait for

@@ -69,14 +69,9 @@ bool map_frame(GstCudaFilter* self, const StreamState& st, FrameInFlight& f) {
     f.mapped = true;
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
     f.pendingStreams.clear();
-    f.outStreams.clear();
-    // A neighbour's fence covers its write: the stream its memory carries has nothing more for us to wait for.
-    if (inOnDevice && !f.inFence) buffer_pending_streams(f.in, st.cudaContext.get(), f.pendingStreams);
-    if (f.outDevice && f.out != f.in) {
-        // The output's earlier reader (GStreamer >= 1.24's elements read on their own stream) may still be queued.
-        buffer_pending_streams(f.out, st.cudaContext.get(), f.pendingStreams);
-        buffer_carried_streams(f.out, st.cudaContext.get(), f.outStreams);
-    }
+    if (inOnDevice) buffer_pending_streams(f.in, st.cudaContext.get(), f.pendingStreams);
+    // The output's earlier reader (GStreamer >= 1.24's elements read on their own stream) may still be queued.
+    if (f.outDevice && f.out != f.in) buffer_pending_streams(f.out, st.cudaContext.get(), f.pendingStreams);
 #endif
     return true;
 }
@@ -216,7 +211,6 @@ gboolean fall_back_to_cpu(GstCudaFilter* self, const CudaError& error) {
         if (f.event || f.slot < 0 || !f.work) continue;
         f.fenceOut = false;
         f.outFence.reset();
-        f.outStreams.clear();
         if (f.inDevice || f.inPeer || f.outDevice) {  // the CPU reads and writes them through host mappings
             unmap_frame(f);
             if (!map_frame(self, st, f)) return FALSE;
@@ -247,9 +241,7 @@ GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
         st.queue.pop_front();
         --st.framesQueued;
         gst_video_frame_unmap(&done.outFrame);
-        if (st.fenceDownstream) buffer_add_frame_fence(done.out, done.outFence);
-        // Streams the memory carries wait for the work (the executor made them): readers sync on them.
-        if (!done.outStreams.empty()) buffer_mark_need_sync(done.out, true);
+        buffer_add_frame_fence(done.out, done.outFence);
         st.pushedUnfinished.push_back({done.in, done.inFrame, std::move(done.work), std::move(done.outFence), done.slot});
         *outbuf = done.out;
         release_finished_pushed(st, false);
@@ -275,11 +267,6 @@ GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
     st.queue.pop_front();
     --st.framesQueued;
     unmap_frame(done);
-#ifdef CUDAFILTERS_HAVE_GST_CUDA
-    // Complete: a reader of GStreamer >= 1.24 need not synchronise the stream the memory carries (mapping it for
-    // writing on the device flagged it).
-    if (done.outDevice && done.out != done.in) buffer_mark_need_sync(done.out, false);
-#endif
     *outbuf = done.out;
     if (done.out != done.in) gst_buffer_unref(done.in);
     done.in = done.out = nullptr;
@@ -406,8 +393,7 @@ GstFlowReturn submit_frame(GstCudaFilter* self, GstBuffer* inbuf) {
     }
     frame.slot = int(st.nextSlot++ % guint64(st.depth));
     frame.work = st.work;
-    frame.fenceOut = (st.fenceDownstream || !frame.outStreams.empty()) && frame.outDevice &&
-                     !frame.work->readsResultsWhenDone();
+    frame.fenceOut = st.fenceDownstream && frame.outDevice && !frame.work->readsResultsWhenDone();
     release_pushed_through_slot(st, frame.slot);
     frame.index = st.submitted;
 #ifdef CUDAFILTERS_TEST_SEAM
