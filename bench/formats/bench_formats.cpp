@@ -42,6 +42,7 @@
 
 #include "../common/kernel_timing.hpp"
 #include "convolve_launch.hpp"
+#include "reference.hpp"
 
 #include <cuda_runtime.h>
 
@@ -66,7 +67,7 @@ struct Options {
     int runs = 50;
     int frames = 4;
     std::vector<std::pair<int, int>> sizes;
-    Backend check = Backend::Cpu;
+    reference::Impl check = reference::Impl::Cpu;  // the judge: the CPU backend or the reference
 };
 
 // One memory plane as plugin/planelayout.cpp planeLayouts() derives it from GstVideoFormatInfo (the fields the
@@ -322,7 +323,7 @@ struct PartStreams {
 };
 
 // planesInTurn: every pass on the frame's stream, one after the other (the executor before parts).
-Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed, Backend check,
+Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed, reference::Impl check,
                   bool planesInTurn = false) {
     const std::vector<ConvolvePass> passes = makePasses(format, desc);
     const auto parts = partsByPlane(passes, format.planes.size());
@@ -335,7 +336,7 @@ Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed,
         const int w = pass.pairs ? l.pairsWidth : l.width;
         gpu->push_back(makeConvolver(pass.plan, timed));
         gpu->back()->prepare(w, l.height);  // as ConvolveWork's constructor
-        cpu->push_back(makeConvolver(pass.plan, check));
+        cpu->push_back(reference::makeConvolver(pass.plan, check));
         work.written[std::size_t(pass.plane)] = true;
         const double viewBytes = double(w) * pass.plan.inputChannels * sampleSize(l.type) * l.height;
         const unsigned writes = pass.plan.channelMask | pass.plan.copyMask;
@@ -391,7 +392,7 @@ Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed,
 }
 
 // As gst_cuda_histeq_make_work (plugin/gstcudahisteq.cpp) and HistEqWork::process: plane 0 only.
-Work histeqWork(const Format& format, EqualizeDesc desc, Backend timed, Backend check) {
+Work histeqWork(const Format& format, EqualizeDesc desc, Backend timed, reference::Impl check) {
     const Layout l = format.planes[0];
     desc.tilesX = std::min(desc.tilesX, l.packed422() ? l.pairsWidth : l.width);
     desc.tilesY = std::min(desc.tilesY, l.height);
@@ -399,7 +400,7 @@ Work histeqWork(const Format& format, EqualizeDesc desc, Backend timed, Backend 
     const EqualizePlan plan =
         EqualizePlan::make(desc, l.type, channels, ChannelOrder{}, channels == 1 ? l.bits : SampleBits{}, l.pairsLumaChannel);
     std::shared_ptr<Equalizer> gpu = makeEqualizer(plan, timed);
-    std::shared_ptr<Equalizer> cpu = makeEqualizer(plan, check);
+    std::shared_ptr<Equalizer> cpu = reference::makeEqualizer(plan, check);
     Work work;
     work.written.assign(format.planes.size(), false);
     work.written[0] = true;
@@ -542,7 +543,7 @@ int main(int argc, char** argv) {
                  w % 2 == 0 && h % 2 == 0)
             opt.sizes.emplace_back(w, h);
         else if (a == "--check" && i + 1 < argc && (!std::strcmp(argv[i + 1], "cpu") || !std::strcmp(argv[i + 1], "reference")))
-            opt.check = !std::strcmp(argv[++i], "cpu") ? Backend::Cpu : Backend::Reference;
+            opt.check = !std::strcmp(argv[++i], "cpu") ? reference::Impl::Cpu : reference::Impl::Reference;
         else {
             std::fprintf(stderr, "usage: %s [--runs N] [--frames N] [--size WxH (even, >= 16)]... [--check cpu|reference]\n",
                          argv[0]);
@@ -563,7 +564,7 @@ int main(int argc, char** argv) {
         std::printf("device: %s\n", cudaDeviceDescription(0).c_str());
         std::printf("median of %d runs after warm-up, %d rotating random frames in device memory, checked against the "
                     "%s backend\n\n",
-                    opt.runs, opt.frames, backendName(opt.check));
+                    opt.runs, opt.frames, reference::implName(opt.check));
         Stream stream = Stream::create();
         const cudaStream_t s = stream.get();
 
@@ -626,7 +627,7 @@ int main(int argc, char** argv) {
                 const std::string failure = verify(f.format, work, f.in[0], f.host[0], f.out, s);
                 if (!failure.empty()) {
                     std::fprintf(stderr, "FAILED: %s %s %s against the %s backend: %s\n", c.filter, size.c_str(),
-                                 format.c_str(), backendName(opt.check), failure.c_str());
+                                 format.c_str(), reference::implName(opt.check), failure.c_str());
                     return 1;
                 }
                 const std::vector<ImageView> out = views(f.out);

@@ -15,6 +15,7 @@
 // usage: bench-histeq [--runs N] [--frames N] [--only TEXT]   (--only: the cases whose name holds TEXT)
 #include "../common/kernel_timing.hpp"
 #include "histeq_launch.hpp"
+#include "reference.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/error.hpp>
@@ -119,7 +120,7 @@ bool checkAgainstReference(const EqualizeDesc& desc, const detail::KernelVariant
                            const std::vector<std::uint8_t>& host, const Plane& out, cudaStream_t stream) {
     const int channels = in.view.channels;
     auto gpu = cudaEqualizer(desc, variant, channels);
-    auto ref = makeEqualizer(desc, SampleType::U8, channels, Backend::Reference);
+    auto ref = reference::makeEqualizer(desc, SampleType::U8, channels);
     std::vector<std::uint8_t> expected(host.size());
     ImageView hin{const_cast<std::uint8_t*>(host.data()), in.view.width, in.view.height, rowBytes(in.view),
                   SampleType::U8, channels};

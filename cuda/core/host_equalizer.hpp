@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
-// What the host equalizers (the reference and the CPU backend) share besides process(): the frame's planes, the
+// What the host equalizers (the CPU backend, and the tests' reference) share besides process(): the frame's planes, the
 // temporal state and scratch, the frame count, the statistics of the last kStatisticsDepth frames, reset and retune.
 #include "histeq_core.hpp"
 

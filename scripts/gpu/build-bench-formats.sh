@@ -14,7 +14,7 @@ arch=${CUDA_ARCH:-sm_90}
 case $arch in [0-9]*) arch=sm_${arch//./} ;; esac  # scripts/env.sh style "9.0" -> sm_90
 
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
-       -Icuda/include -Icuda/core -Icuda/src/convolve/cuda)
+       -Icuda/include -Icuda/core -Icuda/src/convolve/cuda -Itests/reference)
 
 sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp
          cuda/src/common/device.cpp cuda/src/common/device_copy.cu
@@ -24,7 +24,7 @@ sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/i
          cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
          cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
          cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/src/histeq/cuda/histeq_kernels.cu cuda/core/histeq_core.cpp
-         cuda/reference/convolve_reference.cpp cuda/reference/histeq_reference.cpp
+         tests/reference/convolve_reference.cpp tests/reference/histeq_reference.cpp
          bench/formats/bench_formats.cpp)
 
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \

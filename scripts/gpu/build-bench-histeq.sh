@@ -12,7 +12,7 @@ nvcc=${NVCC:-$cuda_home/bin/nvcc}
 arch=${CUDA_ARCH:-sm_90}
 
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
-       -Icuda/include -Icuda/core -Icuda/src/histeq/cuda)
+       -Icuda/include -Icuda/core -Icuda/src/histeq/cuda -Itests/reference)
 libs=()
 if [[ -f $cuda_home/include/nppi_statistics_functions.h ]]; then
     flags+=(-DCUDAFILTERS_HAVE_NPP=1 -I"$cuda_home/include")
@@ -28,7 +28,7 @@ sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/i
          cuda/src/common/device.cpp cuda/src/common/device_copy.cu
          cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
          cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/src/histeq/cuda/histeq_kernels.cu cuda/core/histeq_core.cpp
-         cuda/reference/histeq_reference.cpp
+         tests/reference/histeq_reference.cpp
          bench/histeq/bench_histeq.cpp)
 
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \

@@ -22,11 +22,10 @@ else
     echo "build-bench: no NPP headers in $cuda_home/include; building without the NPP comparison"
 fi
 
-# The engine sources the CUDA path and the reference need (no OpenCV, no CPU backend on OpenCV).
+# The engine sources the CUDA path needs (no OpenCV, no CPU backend on OpenCV).
 sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp cuda/src/common/device_copy.cu
          cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
          cuda/src/convolve/crossover.cpp
-         cuda/reference/convolve_reference.cpp
          cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
          bench/convolve/bench_convolve.cpp)
 

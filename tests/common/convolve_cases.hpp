@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
-// Shared helpers for convolution tests: random kernels, running a backend on host images.
+// Shared helpers for convolution tests: random kernels, running a backend or the reference on host images.
+#include "reference.hpp"
 #include "test_images.hpp"
 
 #include <cudafilters/convolve.hpp>
@@ -29,6 +30,17 @@ inline HostImage runBackend(Backend backend, const ConvolvePlan& plan, HostImage
     HostImage out = outputFor(plan, input.width(), input.height());
     makeConvolver(plan, backend)->process(input.view(), out.view());
     return out;
+}
+
+inline HostImage runBackend(reference::Impl impl, const ConvolvePlan& plan, HostImage& input) {
+    HostImage out = outputFor(plan, input.width(), input.height());
+    reference::makeConvolver(plan, impl)->process(input.view(), out.view());
+    return out;
+}
+
+// What every backend is compared against.
+inline HostImage runReference(const ConvolvePlan& plan, HostImage& input) {
+    return runBackend(reference::Impl::Reference, plan, input);
 }
 
 }  // namespace cudafilters::test

@@ -72,7 +72,7 @@ inline void expectCopyMask(const CopyMaskCase& c, HostImage& src, const HostImag
     ConvolveDesc copyAll = c.desc;
     copyAll.copyMask = 0xF;
     const HostImage filtered =
-        runBackend(Backend::Reference, ConvolvePlan::make(copyAll, src.type(), c.channels), src);
+        runReference(ConvolvePlan::make(copyAll, src.type(), c.channels), src);
     const double poisonValue = src.type() == SampleType::U8 ? poison : poison * 257.0;
     long wrong = 0;
     for (int y = 0; y < src.height(); ++y)

@@ -82,7 +82,7 @@ TEST_P(CudaFftVsReference, WithinOneLsb) {
     ASSERT_EQ(cudaPath(plan, c.width, c.height), "fft");
     const HostImage actual = runCuda(plan, src, (c.width + c.height) % 2 == 1);
     EXPECT_TRUE(src.paddingIntact());
-    EXPECT_LE(reportAgreement(actual, runBackend(Backend::Reference, plan, src), c.name), 1);
+    EXPECT_LE(reportAgreement(actual, runReference(plan, src), c.name), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, CudaFftVsReference, ::testing::ValuesIn(fftCases()),
@@ -146,7 +146,7 @@ TEST(CudaFft, PreparedOnceAllocatesNothingPerFrame) {
     for (auto [w, h] : {std::pair{97, 61}, {640, 360}}) {
         HostImage other(w, h, 1, SampleType::U8);
         other.fillRandom(w);
-        const Difference d = compareImages(runCuda(*conv, other), runBackend(Backend::Reference, plan, other));
+        const Difference d = compareImages(runCuda(*conv, other), runReference(plan, other));
         EXPECT_LE(d.maxAbs, 1) << w << "x" << h << ": " << describe(d);
     }
 #endif
@@ -174,7 +174,7 @@ TEST(CudaFft, ConvolversOnTwoStreams) {
     }
     for (int i = 0; i < 6; ++i) (i % 2 ? cb : ca)->process(in.view, outs[i]->view, (i % 2 ? sb : sa).get());
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-    const HostImage wantA = runBackend(Backend::Reference, a, src), wantB = runBackend(Backend::Reference, b, src);
+    const HostImage wantA = runReference(a, src), wantB = runReference(b, src);
     for (int i = 0; i < 6; ++i) {
         const Difference d = compareImages(outs[i]->download(), i % 2 ? wantB : wantA);
         EXPECT_LE(d.maxAbs, 1) << "frame " << i << ": " << describe(d);
@@ -196,7 +196,7 @@ TEST(CudaFft, RetuneTakesValuesNotTaps) {
     conv->prepare(300, 200);
     EXPECT_FALSE(conv->retune(ConvolvePlan::make(fftDesc({sharpenKernel(45, 45, 4)}, Border::Constant, SampleType::U8),
                                                  SampleType::U8, 1)));
-    EXPECT_LE(compareImages(runCuda(*conv, src), runBackend(Backend::Reference, a, src)).maxAbs, 1);
+    EXPECT_LE(compareImages(runCuda(*conv, src), runReference(a, src)).maxAbs, 1);
     ConvolveDesc values = fftDesc({k}, Border::Constant, SampleType::U8, -40);
     values.absolute = true;
     values.borderValue = 3;
@@ -204,7 +204,7 @@ TEST(CudaFft, RetuneTakesValuesNotTaps) {
     ASSERT_TRUE(conv->retune(b));
     const HostImage after = runCuda(*conv, src);
     EXPECT_EQ(compareImages(after, runCuda(b, src)).differing, 0);
-    EXPECT_LE(compareImages(after, runBackend(Backend::Reference, b, src)).maxAbs, 1);
+    EXPECT_LE(compareImages(after, runReference(b, src)).maxAbs, 1);
     // Leaving the FFT path at the prepared size is a new convolver's work.
     values.algorithm = ConvolveAlgorithm::Direct;
     EXPECT_FALSE(conv->retune(ConvolvePlan::make(values, SampleType::U8, 1)));

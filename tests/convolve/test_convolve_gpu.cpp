@@ -253,7 +253,7 @@ TEST_P(CudaVsReference, Matches) {
         plan.algorithm = ConvolveAlgorithm::Direct;  // the compiled direct kernel, not the FFT the crossover may pick
         EXPECT_EQ(cudaPath(plan), "direct");
     }
-    HostImage expected = runBackend(Backend::Reference, plan, src);
+    HostImage expected = runReference(plan, src);
     HostImage actual = runCuda(plan, src, c.oddPitch);
     EXPECT_TRUE(src.paddingIntact());
     const Difference d = compareImages(actual, expected);
@@ -277,7 +277,7 @@ TEST_P(CudaSampleBits, MatchesReference) {
         src.fillRandom(std::uint32_t(w * 31 + h));
         keepBits(src, c.bits);
         const ConvolvePlan plan = ConvolvePlan::make(c.desc, SampleType::U16, 1, c.bits);
-        const HostImage expected = runBackend(Backend::Reference, plan, src);
+        const HostImage expected = runReference(plan, src);
         const HostImage got = runCuda(plan, src);
         const Difference d = compareImages(got, expected);
         EXPECT_LE(d.maxAbs, c.exact ? 0 : double(1 << c.bits.shift))
@@ -420,7 +420,7 @@ TEST_P(DirectKernel, MatchesReference) {
     EXPECT_TRUE(src.paddingIntact());
     EXPECT_TRUE(dst.paddingIntact());
     HostImage out = dst.download();
-    const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+    const Difference diff = compareImages(out, runReference(plan, input));
     const bool exact = c.integer && c.bank == 1;
     EXPECT_LE(diff.maxAbs, exact ? 0 : 1) << describe(diff);
 #endif
@@ -486,7 +486,7 @@ TEST_P(SmallDirectKernel, MatchesReference) {
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     EXPECT_TRUE(src.paddingIntact());
     EXPECT_TRUE(dst.paddingIntact());
-    const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
+    const Difference diff = compareImages(dst.download(), runReference(plan, input));
     EXPECT_LE(diff.maxAbs, c.integer ? 0 : 1) << describe(diff);
 #endif
 }
@@ -582,7 +582,7 @@ TEST_P(InterleavedKernel, MatchesReference) {
     const HostImage out = dst.download();
     EXPECT_TRUE(out.paddingIntact());
     if (!c.keep) {  // (kept channels hold the poison here, the reference's own output elsewhere)
-        const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+        const Difference diff = compareImages(out, runReference(plan, input));
         EXPECT_LE(diff.maxAbs, c.integer ? 0 : 1) << describe(diff);
     }
     // The per-channel tiled kernel sums the same taps in the same order, and leaves the kept channels alone: the same
@@ -619,7 +619,7 @@ TEST(InterleavedKernel, SaturatesAndRoundsHalfToEven) {
             variants.interleaved = 0;
             auto conv = cuda_detail::makeCudaConvolver(plan, variants);
             const HostImage out = runCuda(*conv, input);
-            const HostImage ref = runBackend(Backend::Reference, plan, input);
+            const HostImage ref = runReference(plan, input);
             const Difference diff = compareImages(out, ref);
             EXPECT_EQ(diff.maxAbs, 0) << ch << " channels, centre " << centre << ": " << describe(diff);
             int low = 0, high = 0;
@@ -670,7 +670,7 @@ TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
                 HostImage input(w, h, ch, SampleType::U8);
                 input.fillRandom(k + w);
                 const HostImage out = runCuda(*conv, input, odd);
-                const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+                const Difference diff = compareImages(out, runReference(plan, input));
                 EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << "x" << ch << ": "
                                           << describe(diff);
                 // The interleaved separable kernel (always under 3, from K = 7 under the default) sums as the
@@ -715,7 +715,7 @@ TEST(SeparableVariants, TallTilesMatchReference) {
                                              plan.row.data(), plan.column.data(), nullptr, variants);
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
                 EXPECT_TRUE(dst.paddingIntact());
-                const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
+                const Difference diff = compareImages(dst.download(), runReference(plan, input));
                 EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << ": " << describe(diff);
             }
 #endif
@@ -793,7 +793,7 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
                 EXPECT_EQ(same.differing, 0) << what << " variant " << kVariants[i] << ": " << describe(same);
             }
             if (c.copy == (((1u << c.ch) - 1u) & ~c.mask)) {
-                const Difference diff = compareImages(outs[1], runBackend(Backend::Reference, plan, input));
+                const Difference diff = compareImages(outs[1], runReference(plan, input));
                 EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
             }
         }
@@ -1131,7 +1131,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
                 const Difference same = compareImages(outs[i], outs[0]);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << kVariants[i] << ": " << describe(same);
             }
-            const Difference diff = compareImages(outs[1], runBackend(Backend::Reference, plan, input));
+            const Difference diff = compareImages(outs[1], runReference(plan, input));
             EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
         }
 
@@ -1353,7 +1353,7 @@ TEST(SeparableBytes, TakesSevenAndNineAheadOfTheOtherKernels) {
             }
             const Difference same = compareImages(outs[0], outs[1]);
             EXPECT_EQ(same.differing, 0) << "k" << k << " " << channels << " channels: " << describe(same);
-            const Difference diff = compareImages(outs[0], runBackend(Backend::Reference, plan, input));
+            const Difference diff = compareImages(outs[0], runReference(plan, input));
             EXPECT_LE(diff.maxAbs, 1) << "k" << k << " " << channels << " channels: " << describe(diff);
         }
 #endif
@@ -1537,7 +1537,7 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
                 const Difference same = compareImages(out, expected);
                 EXPECT_EQ(same.differing, 0) << what << " variant " << v << ": " << describe(same);
                 if (v == 0) {
-                    const Difference diff = compareImages(out, runBackend(Backend::Reference, plan, input));
+                    const Difference diff = compareImages(out, runReference(plan, input));
                     EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
                 }
             }
@@ -1601,7 +1601,7 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
                                       taps.data(), nullptr, before);
             CUDAFILTERS_CHECK(cudaDeviceSynchronize());
             const HostImage expected = beforeDst.download();
-            const Difference ref = compareImages(expected, runBackend(Backend::Reference, plan, input));
+            const Difference ref = compareImages(expected, runReference(plan, input));
             EXPECT_LE(ref.maxAbs, 1) << what << ": " << describe(ref);
             for (int v : {0, 1, 2, 3, 4}) {
                 DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
@@ -1740,7 +1740,7 @@ TEST(SeparableRegisters, OneChannelRoutes) {
             if (c.taken != Taken::Separable) {  // (the separable instance sums in another order: within 1)
                 EXPECT_EQ(compareImages(out, runCuda(*tile, input, c.odd)).differing, 0) << what;
             }
-            EXPECT_LE(compareImages(out, runBackend(Backend::Reference, plan, input)).maxAbs, 1) << what;
+            EXPECT_LE(compareImages(out, runReference(plan, input)).maxAbs, 1) << what;
 
             DevicePlane src(c.w, c.h, 1, SampleType::U8, c.odd), dst(c.w, c.h, 1, SampleType::U8, c.odd);
             const std::string all =
@@ -1795,7 +1795,7 @@ TEST(SeparableRegisters, ColourAtFiveRoutes) {
             EXPECT_EQ(compareImages(out, runCuda(*before, input)).differing, 0) << what;
         }
         if (c.mask != 0xA) {  // (4:2:2 chroma leaves Y as dst holds it: the poison)
-            EXPECT_LE(compareImages(out, runBackend(Backend::Reference, plan, input)).maxAbs, 1) << what;
+            EXPECT_LE(compareImages(out, runReference(plan, input)).maxAbs, 1) << what;
         }
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
         const std::string all =
@@ -1859,7 +1859,7 @@ TEST_P(SeparableKernel, MatchesReference) {
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     EXPECT_TRUE(src.paddingIntact());
     EXPECT_TRUE(dst.paddingIntact());
-    const Difference diff = compareImages(dst.download(), runBackend(Backend::Reference, plan, input));
+    const Difference diff = compareImages(dst.download(), runReference(plan, input));
     EXPECT_LE(diff.maxAbs, 1) << describe(diff);
 #endif
 }
@@ -1892,7 +1892,7 @@ TEST(CudaConvolver, InstancesShareNoState) {
     for (int i = 0; i < 8; ++i) convolvers[i % 4]->process(in.view, outs[i]->view, stream.get());
     CUDAFILTERS_CHECK(cudaStreamSynchronize(stream.get()));
     for (int i = 0; i < 8; ++i) {
-        HostImage expected = runBackend(Backend::Reference, *plans[i % 4], src);
+        HostImage expected = runReference(*plans[i % 4], src);
         const Difference d = compareImages(outs[i]->download(), expected);
         EXPECT_LE(d.maxAbs, i % 4 < 2 ? 0 : 1) << "run " << i << ": " << describe(d);
     }
@@ -1907,7 +1907,7 @@ TEST(CudaConvolver, FramesOfChangingSize) {
     for (auto [w, h] : {std::pair{64, 48}, {385, 289}, {7, 3}, {64, 48}}) {
         HostImage src(w, h, 1, SampleType::U8);
         src.fillRandom(w * h);
-        const Difference d = compareImages(runCuda(*convolver, src), runBackend(Backend::Reference, plan, src));
+        const Difference d = compareImages(runCuda(*convolver, src), runReference(plan, src));
         EXPECT_LE(d.maxAbs, 1) << w << "x" << h << ": " << describe(d);
     }
 }
@@ -1957,7 +1957,7 @@ TEST(CudaConvolver, RejectsOverlappingImages) {
         HostImage out(64, 24, 1, SampleType::U8);
         CUDAFILTERS_CHECK(cudaMemcpy2D(out.bytes(), out.pitch(), lower.data, lower.pitch, out.rowBytes(), 24,
                                        cudaMemcpyDeviceToHost));
-        const Difference d = compareImages(out, runBackend(Backend::Reference, plan, input));
+        const Difference d = compareImages(out, runReference(plan, input));
         EXPECT_LE(d.maxAbs, 1) << describe(d);
     }
 #endif
@@ -1972,7 +1972,7 @@ TEST(CudaConvolver, VariantsChosenPerInstance) {
         ConvolvePlan::make(kernelDesc(randomKernel(3, 3, 5, true), Border::Replicate, 16), SampleType::U8, 1);
     HostImage src(385, 289, 1, SampleType::U8);
     src.fillRandom(77);
-    const HostImage expected = runBackend(Backend::Reference, plan, src);
+    const HostImage expected = runReference(plan, src);
     for (int v : {-1, 0, 1}) {
         cuda_detail::KernelVariants variants;
         variants.smallDirect = v;
@@ -2036,7 +2036,7 @@ TEST(CudaConvolverRetune, DirectAndSeparableTakeNewValues) {
         const HostImage after = runCuda(*conv, src);
         const Difference fresh = compareImages(after, runCuda(b, src));
         EXPECT_EQ(fresh.differing, 0) << cudaPath(a) << ": " << describe(fresh);
-        const Difference ref = compareImages(after, runBackend(Backend::Reference, b, src));
+        const Difference ref = compareImages(after, runReference(b, src));
         EXPECT_LE(ref.maxAbs, 1) << cudaPath(a) << ": " << describe(ref);
         EXPECT_GT(compareImages(before, after).differing, 0) << cudaPath(a) << ": the new values changed nothing";
     }
@@ -2058,13 +2058,13 @@ TEST(CudaConvolverRetune, GenericPathTakesValuesButNotTaps) {
         ConvolvePlan::make(valuesDesc({randomKernel(33, 33, 10, true)}, 64, 0, false, 0), SampleType::U8, 1);
     EXPECT_FALSE(conv->retune(otherTaps));
     expectSamePlanValues(conv->plan(), a);
-    Difference d = compareImages(runCuda(*conv, src), runBackend(Backend::Reference, a, src));
+    Difference d = compareImages(runCuda(*conv, src), runReference(a, src));
     EXPECT_EQ(d.differing, 0) << describe(d);
 
     const ConvolvePlan b = ConvolvePlan::make(valuesDesc({k33}, 64, 100, true, 180), SampleType::U8, 1);
     ASSERT_TRUE(conv->retune(b));
     expectSamePlanValues(conv->plan(), b);
-    d = compareImages(runCuda(*conv, src), runBackend(Backend::Reference, b, src));
+    d = compareImages(runCuda(*conv, src), runReference(b, src));
     EXPECT_EQ(d.differing, 0) << describe(d);
 #endif
 }
@@ -2090,7 +2090,7 @@ TEST(CudaConvolverRetune, OtherShapesAreRefused) {
     const ConvolvePlan a = ConvolvePlan::make(kernelDesc(randomKernel(5, 5, 1, true), Border::Reflect101, 8),
                                               SampleType::U8, 1);
     auto conv = makeCudaConvolver(a);
-    const HostImage expected = runBackend(Backend::Reference, a, src);
+    const HostImage expected = runReference(a, src);
     const ConvolvePlan others[] = {
         ConvolvePlan::make(kernelDesc(randomKernel(7, 7, 1, true), Border::Reflect101, 8), SampleType::U8, 1),
         ConvolvePlan::make(kernelDesc(randomKernel(5, 5, 1, true), Border::Wrap, 8), SampleType::U8, 1),
@@ -2178,7 +2178,7 @@ TEST(ScopedDevice, ObjectsRunOnTheirDevice) {
     EXPECT_EQ(currentDevice(), 0);
     CUDAFILTERS_CHECK(cudaSetDevice(1));
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-    const Difference d = compareImages(out->download(), runBackend(Backend::Reference, plan, src));
+    const Difference d = compareImages(out->download(), runReference(plan, src));
     EXPECT_LE(d.maxAbs, 1) << describe(d);
     in.reset();
     out.reset();

@@ -136,7 +136,7 @@ TEST_P(CpuVsReference, Matches) {
     ConvolveDesc desc = c.desc;
     if (c.exact) desc.algorithm = ConvolveAlgorithm::Direct;
     const ConvolvePlan plan = ConvolvePlan::make(desc, c.type, c.channels);
-    HostImage expected = runBackend(Backend::Reference, plan, src);
+    HostImage expected = runReference(plan, src);
     HostImage actual = runBackend(Backend::Cpu, plan, src);
     EXPECT_TRUE(actual.paddingIntact());
     EXPECT_TRUE(src.paddingIntact());
@@ -153,7 +153,7 @@ TEST(CpuBackend, InPlaceMatchesOutOfPlace) {
     ConvolveDesc d = presetDesc(Preset::Box, 5);
     d.channelMask = 0x7;
     const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 4);
-    HostImage expected = runBackend(Backend::Reference, plan, src);
+    HostImage expected = runReference(plan, src);
     makeConvolver(plan, Backend::Cpu)->process(src.view(), src.view());
     const Difference diff = compareImages(src, expected);
     EXPECT_LE(diff.maxAbs, 1) << describe(diff);
@@ -182,7 +182,7 @@ TEST(CpuBackend, ConstantBorderUsesValue) {
 namespace {
 
 // Convolver::retune on the host backends: values swapped in place, shapes refused.
-class HostRetune : public ::testing::TestWithParam<Backend> {};
+class HostRetune : public ::testing::TestWithParam<reference::Impl> {};
 
 ConvolveDesc retuneDesc(Kernel2D k, double divisor, double bias, bool absolute, double borderValue) {
     ConvolveDesc d = kernelDesc(std::move(k), Border::Constant, divisor, bias);
@@ -210,7 +210,7 @@ TEST_P(HostRetune, ValuesOnlyGiveTheFreshResult) {
     src.fillRandom(31);
     const ConvolvePlan a = ConvolvePlan::make(retuneDesc(randomKernel(5, 5, 1, true), 8, 0, false, 10), SampleType::U8, 1);
     const ConvolvePlan b = ConvolvePlan::make(retuneDesc(randomKernel(5, 5, 2, true), 4, 90, true, 200), SampleType::U8, 1);
-    auto conv = makeConvolver(a, GetParam());
+    auto conv = reference::makeConvolver(a, GetParam());
     HostImage before = outputFor(a, src.width(), src.height());
     conv->process(src.view(), before.view());
     ASSERT_TRUE(conv->retune(b));
@@ -231,7 +231,7 @@ TEST_P(HostRetune, SeparableTapsOfTheSameSize) {
     wide.bias = 500;
     const ConvolvePlan b = ConvolvePlan::make(wide, SampleType::U16, 3);
     ASSERT_TRUE(a.separable && b.separable);
-    auto conv = makeConvolver(a, GetParam());
+    auto conv = reference::makeConvolver(a, GetParam());
     ASSERT_TRUE(conv->retune(b));
     expectSamePlanValues(conv->plan(), b);
     HostImage out = outputFor(b, src.width(), src.height());
@@ -249,7 +249,7 @@ TEST_P(HostRetune, OtherShapesAreRefusedAndChangeNothing) {
     base.kernels.push_back(randomKernel(5, 5, 12, true));
     base.combine = Combine::Magnitude;
     const ConvolvePlan a = ConvolvePlan::make(base, SampleType::U8, 4);
-    auto conv = makeConvolver(a, GetParam());
+    auto conv = reference::makeConvolver(a, GetParam());
     HostImage expected = runBackend(GetParam(), a, src);
 
     std::vector<std::pair<std::string, ConvolvePlan>> others;
@@ -282,13 +282,13 @@ TEST_P(HostRetune, OtherShapesAreRefusedAndChangeNothing) {
     const ConvolvePlan gauss = ConvolvePlan::make(presetDesc(Preset::Gaussian, 5), SampleType::U8, 1);
     ConvolvePlan dense = gauss;
     dense.separable = false;  // the same taps, not factorised
-    auto single = makeConvolver(gauss, GetParam());
+    auto single = reference::makeConvolver(gauss, GetParam());
     EXPECT_FALSE(single->retune(dense));
     EXPECT_TRUE(single->plan().separable);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, HostRetune, ::testing::Values(Backend::Cpu, Backend::Reference),
-                         [](const auto& info) { return std::string(backendName(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Backends, HostRetune, ::testing::Values(reference::Impl::Cpu, reference::Impl::Reference),
+                         [](const auto& info) { return std::string(reference::implName(info.param)); });
 
 namespace {
 class CopyMaskCpu : public ::testing::TestWithParam<CopyMaskCase> {};
@@ -301,9 +301,9 @@ TEST_P(CopyMaskCpu, ReferenceAndCpuLeaveTheOtherChannels) {
         HostImage src(w, h, c.channels, SampleType::U8);
         src.fillRandom(std::uint32_t(w + 7 * h));
         const ConvolvePlan plan = ConvolvePlan::make(c.desc, SampleType::U8, c.channels);
-        for (Backend b : {Backend::Reference, Backend::Cpu})
+        for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu})
             expectCopyMask(c, src, runBackend(b, plan, src), 0x5A,
-                           std::string(backendName(b)) + " " + std::to_string(w) + "x" + std::to_string(h));
+                           std::string(reference::implName(b)) + " " + std::to_string(w) + "x" + std::to_string(h));
     }
 }
 

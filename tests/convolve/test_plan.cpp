@@ -39,7 +39,7 @@ std::string imageError(int sw, int sh, int dw, int dh, int dstChannels = 1, Samp
     d.width = dw;
     d.height = dh;
     try {
-        makeConvolver(plan, Backend::Reference)->process(s, d);
+        reference::makeConvolver(plan)->process(s, d);
     } catch (const InvalidArgument& e) {
         return e.what();
     }
@@ -236,9 +236,9 @@ TEST(Plan, EvenKernelAnchorsAtHalfSize) {
     ConvolveDesc d = single(Kernel2D{2, 1, {1.f, 0.f}});
     d.border = Border::Replicate;
     const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
-    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+    for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
         HostImage out = runBackend(b, plan, src);
-        EXPECT_EQ(out.sample(0, 0, 0), 10) << backendName(b);
-        for (int x = 1; x < 6; ++x) EXPECT_EQ(out.sample(x, 0, 0), 10 * x) << backendName(b);
+        EXPECT_EQ(out.sample(0, 0, 0), 10) << reference::implName(b);
+        for (int x = 1; x < 6; ++x) EXPECT_EQ(out.sample(x, 0, 0), 10 * x) << reference::implName(b);
     }
 }

@@ -79,7 +79,7 @@ TEST_P(ReferenceVsOpenCV, Filter2D) {
     desc.bias = c.integerTaps ? 0 : 3.5;
     if (c.integerTaps) desc.divisor = (c.kw * c.kh) % 2 ? 16 : 1;
     const ConvolvePlan plan = ConvolvePlan::make(desc, c.type, c.channels);
-    HostImage ours = runBackend(Backend::Reference, plan, src);
+    HostImage ours = runReference(plan, src);
     ASSERT_TRUE(ours.paddingIntact());
 
     HostImage expected(c.width, c.height, c.channels, c.type);
@@ -102,7 +102,7 @@ TEST(ReferenceVsOpenCVSeparable, GaussianMatchesSepFilter2D) {
             desc.border = b;
             const ConvolvePlan plan = ConvolvePlan::make(desc, SampleType::U8, 1);
             ASSERT_TRUE(plan.separable);
-            HostImage ours = runBackend(Backend::Reference, plan, src), expected(385, 289, 1, SampleType::U8);
+            HostImage ours = runReference(plan, src), expected(385, 289, 1, SampleType::U8);
             const cv::Mat g(k, 1, CV_32F, desc.row.data());
             cv::Mat dst = wrap(expected);
             cv::sepFilter2D(wrap(src), dst, -1, g, g, cv::Point(-1, -1), 0, cvBorder(b));

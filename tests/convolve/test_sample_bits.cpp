@@ -38,11 +38,11 @@ TEST(SampleBits, HighBitsAreTheLowBitsResultShifted) {
         low.bias /= double(1 << c.bits.shift);
         low.borderValue /= double(1 << c.bits.shift);
         HostImage expected =
-            shifted(runBackend(Backend::Reference, ConvolvePlan::make(low, SampleType::U16, 1, SampleBits::low(10)),
+            shifted(runReference(ConvolvePlan::make(low, SampleType::U16, 1, SampleBits::low(10)),
                                levels),
                     c.bits.shift);
         HostImage got =
-            runBackend(Backend::Reference, ConvolvePlan::make(c.desc, SampleType::U16, 1, c.bits), stored);
+            runReference(ConvolvePlan::make(c.desc, SampleType::U16, 1, c.bits), stored);
         const Difference d = compareImages(got, expected);
         EXPECT_EQ(d.maxAbs, 0) << c.name << ": " << describe(d);
     }
@@ -56,13 +56,13 @@ TEST(SampleBits, SaturatesAtTheTopLevelInTheContainersBits) {
         HostImage src(5, 3, 1, SampleType::U16);
         src.fillRandom(9);
         keepBits(src, bits);
-        for (Backend backend : {Backend::Reference, Backend::Cpu}) {
+        for (reference::Impl backend : {reference::Impl::Reference, reference::Impl::Cpu}) {
             HostImage out = runBackend(backend, ConvolvePlan::make(desc, SampleType::U16, 1, bits), src);
             const SampleBits b = resolveBits(SampleType::U16, bits);
             for (int y = 0; y < 3; ++y)
                 for (int x = 0; x < 5; ++x)
                     EXPECT_EQ(out.sample(x, y, 0), double(maxLevel(b) << b.shift))
-                        << b.depth << " bits at " << b.shift << ", " << backendName(backend);
+                        << b.depth << " bits at " << b.shift << ", " << reference::implName(backend);
         }
     }
 }
@@ -84,7 +84,7 @@ TEST_P(SampleBitsCpu, CpuBackendMatchesReference) {
         src.fillRandom(std::uint32_t(w * 31 + h));
         keepBits(src, c.bits);
         const ConvolvePlan plan = ConvolvePlan::make(c.desc, SampleType::U16, 1, c.bits);
-        const HostImage expected = runBackend(Backend::Reference, plan, src);
+        const HostImage expected = runReference(plan, src);
         const HostImage got = runBackend(Backend::Cpu, plan, src);
         const Difference d = compareImages(got, expected);
         // Real taps: the accumulation order may move a result across a rounding boundary, by one level.

@@ -2,6 +2,7 @@
 #pragma once
 // Helpers for the element tests: harness set-up on the backend chosen by CUDAFILTERS_TEST_BACKEND (cpu by default,
 // cuda on the GPU host), random frames, planes as host images, captured warnings and bus messages.
+#include "reference.hpp"
 #include "test_images.hpp"
 
 #include <cudafilters/convolve.hpp>
@@ -198,7 +199,7 @@ inline HostImage packedExpected(const FormatCase& fc, const ConvolveDesc& base, 
     ConvolveDesc plane = base;
     plane.channelMask = 1;
     HostImage y = extractY(fc, src, width), yOut = y;
-    makeReferenceConvolver(ConvolvePlan::make(plane, y.type(), 1))->process(y.view(), yOut.view());
+    reference::makeConvolver(ConvolvePlan::make(plane, y.type(), 1))->process(y.view(), yOut.view());
     insertY(fc, yOut, expected);
     if (!allPlanes) return expected;
     for (int c = 0; c < 4; ++c) {
@@ -206,7 +207,7 @@ inline HostImage packedExpected(const FormatCase& fc, const ConvolveDesc& base, 
         HostImage chroma(src.width(), src.height(), 1, src.type()), chromaOut = chroma;
         for (int r = 0; r < src.height(); ++r)
             for (int x = 0; x < src.width(); ++x) chroma.setSample(x, r, 0, src.sample(x, r, c));
-        makeReferenceConvolver(ConvolvePlan::make(plane, chroma.type(), 1))->process(chroma.view(), chromaOut.view());
+        reference::makeConvolver(ConvolvePlan::make(plane, chroma.type(), 1))->process(chroma.view(), chromaOut.view());
         for (int r = 0; r < src.height(); ++r)
             for (int x = 0; x < src.width(); ++x) expected.setSample(x, r, c, chromaOut.sample(x, r, 0));
     }

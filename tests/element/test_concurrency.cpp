@@ -41,7 +41,7 @@ const char* const kKernelB = "0 1 0; 1 2 1; 0 1 0";
 std::vector<Candidate> convolveCandidates() {
     std::vector<Candidate> c;
     auto add = [&](std::string name, ConvolveDesc desc) {
-        auto conv = std::shared_ptr<Convolver>(makeReferenceConvolver(ConvolvePlan::make(desc, SampleType::U8, 1)));
+        auto conv = std::shared_ptr<Convolver>(reference::makeConvolver(ConvolvePlan::make(desc, SampleType::U8, 1)));
         c.push_back({std::move(name), [conv](HostImage& src, HostImage& dst) { conv->process(src.view(), dst.view()); }});
     };
     for (const char* k : {kKernelA, kKernelB}) {
@@ -64,7 +64,7 @@ std::vector<Candidate> convolveCandidates() {
 std::vector<Candidate> histeqCandidates() {
     std::vector<Candidate> c;
     auto add = [&](std::string name, EqualizeDesc desc) {
-        std::shared_ptr<Equalizer> eq(makeReferenceEqualizer(EqualizePlan::make(desc, SampleType::U8, 1)));
+        std::shared_ptr<Equalizer> eq(reference::makeEqualizer(EqualizePlan::make(desc, SampleType::U8, 1)));
         c.push_back({std::move(name), [eq](HostImage& src, HostImage& dst) {
                          eq->reset();
                          eq->process(src.view(), dst.view());

@@ -49,14 +49,14 @@ HostImage expected(const std::string& factory, GstBuffer* input, const GstVideoI
     HostImage src = inputPlane(input, info);
     HostImage out = src;
     if (factory == "cudaconvolve") {
-        makeReferenceConvolver(ConvolvePlan::make(presetDesc(Preset::SobelX, 3), SampleType::U8, 1))
+        reference::makeConvolver(ConvolvePlan::make(presetDesc(Preset::SobelX, 3), SampleType::U8, 1))
             ->process(src.view(), out.view());
     } else {
         EqualizeDesc desc;
         desc.mode = EqualizeMode::Clahe;
         desc.tilesX = 3;
         desc.tilesY = 2;
-        makeReferenceEqualizer(EqualizePlan::make(desc, SampleType::U8, 1))->process(src.view(), out.view());
+        reference::makeEqualizer(EqualizePlan::make(desc, SampleType::U8, 1))->process(src.view(), out.view());
     }
     return out;
 }
@@ -301,7 +301,8 @@ namespace {
 HostImage boxExpected(GstBuffer* input, const GstVideoInfo& info) {
     HostImage src = inputPlane(input, info);
     HostImage out = src;
-    makeReferenceConvolver(ConvolvePlan::make(presetDesc(Preset::Box, 5), SampleType::U8, 1))->process(src.view(), out.view());
+    reference::makeConvolver(ConvolvePlan::make(presetDesc(Preset::Box, 5), SampleType::U8, 1))
+        ->process(src.view(), out.view());
     return out;
 }
 
@@ -420,7 +421,7 @@ TEST(LiveChangeFault, FallbackWhileTheCurrentSettingsAreInvalidUsesTheLastValidO
     desc.mode = EqualizeMode::Clahe;
     desc.tilesX = 3;
     desc.tilesY = 2;
-    auto reference = makeReferenceEqualizer(EqualizePlan::make(desc, SampleType::U16, 1));
+    auto reference = reference::makeEqualizer(EqualizePlan::make(desc, SampleType::U16, 1));
     for (int i = 0; i < kFrames; ++i) {
         HostImage src = inputPlane(inputs[std::size_t(i)], info);
         HostImage want = src;

@@ -111,7 +111,7 @@ TEST_P(ConvolveLive, EveryFrameMatchesTheReferenceForItsSettings) {
             if (fc.packed422())
                 expected = packedExpected(fc, desc, src, width, true);
             else
-                makeReferenceConvolver(ConvolvePlan::make(desc, src.type(), spec.channels, fc.bits))
+                reference::makeConvolver(ConvolvePlan::make(desc, src.type(), spec.channels, fc.bits))
                     ->process(src.view(), expected.view());
             const auto d = cudafilters::test::compareImages(got, expected);
             EXPECT_EQ(d.maxAbs, 0) << format << " depth " << depth << " frame " << i << " ("
@@ -205,14 +205,14 @@ int runClipRamp(double (*clip)(int)) {
         HostImage got = planeImage(out, 0, 1);
         gst_video_frame_unmap(&out);
 
-        std::unique_ptr<Equalizer> model = makeReferenceEqualizer(rampPlan(clip(i)));
+        std::unique_ptr<Equalizer> model = reference::makeEqualizer(rampPlan(clip(i)));
         HostImage expected = sources[0];
         for (int k = 0; k <= i; ++k) {
             expected = sources[std::size_t(k)];
             model->process(expected.view(), expected.view());
         }
         HostImage restarted = sources[std::size_t(i)];
-        makeReferenceEqualizer(rampPlan(clip(i)))->process(restarted.view(), restarted.view());
+        reference::makeEqualizer(rampPlan(clip(i)))->process(restarted.view(), restarted.view());
 
         const auto d = cudafilters::test::compareImages(got, expected);
         EXPECT_EQ(d.maxAbs, 0) << "frame " << i << " clip-limit " << clip(i) << ": " << describe(d);

@@ -135,7 +135,7 @@ TEST_P(OutputChannels, KernelNToComponentN) {
             desc.kernels.push_back(parseKernelText(c.kernels[std::size_t(components[std::size_t(ch)])])[0]);
         desc.combine = Combine::Channels;
         desc.absolute = true;
-        makeReferenceConvolver(ConvolvePlan::make(desc, src.type(), 1))->process(src.view(), want.view());
+        reference::makeConvolver(ConvolvePlan::make(desc, src.type(), 1))->process(src.view(), want.view());
     };
     checkFrames(h, c.inFormat, c.expectedFormat, size, 1, outChannels, 1, expected,
                 std::string(c.name) + " " + std::to_string(size.width) + "x" + std::to_string(size.height));
@@ -208,7 +208,7 @@ TEST_P(OutputMultiChannel, SumOfColourChannelsToGray8) {
             else if (key == "border-value") desc.borderValue = std::stod(value);
             else if (key == "border" && value == "constant") desc.border = Border::Constant;
         }
-        makeReferenceConvolver(ConvolvePlan::make(desc, src.type(), inChannels))->process(src.view(), want.view());
+        reference::makeConvolver(ConvolvePlan::make(desc, src.type(), inChannels))->process(src.view(), want.view());
     };
     checkFrames(h, c.inFormat, "GRAY8", size, inChannels, 1, c.tolerance, expected,
                 std::string(c.name) + " " + std::to_string(size.width) + "x" + std::to_string(size.height));

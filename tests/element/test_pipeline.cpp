@@ -20,7 +20,7 @@ HostImage expectGray(GstBuffer* input, const GstVideoInfo& info, const ConvolveD
     HostImage src = planeImage(in, 0, 1);
     gst_video_frame_unmap(&in);
     HostImage expected = src;
-    makeReferenceConvolver(ConvolvePlan::make(desc, SampleType::U8, 1))->process(src.view(), expected.view());
+    reference::makeConvolver(ConvolvePlan::make(desc, SampleType::U8, 1))->process(src.view(), expected.view());
     return expected;
 }
 
@@ -153,7 +153,7 @@ TEST_P(Depth, CapsChangeMidStreamDrainsAndReconfigures) {
         HostImage src = planeImage(in, 0, 4), got = planeImage(out, 0, 4), expected = src;
         ConvolveDesc desc = sobel;
         desc.channelMask = 0x7;
-        makeReferenceConvolver(ConvolvePlan::make(desc, SampleType::U8, 4))->process(src.view(), expected.view());
+        reference::makeConvolver(ConvolvePlan::make(desc, SampleType::U8, 4))->process(src.view(), expected.view());
         EXPECT_LE(cudafilters::test::compareImages(got, expected).maxAbs, 1) << "frame " << i;
         gst_video_frame_unmap(&in);
         gst_video_frame_unmap(&out);
@@ -318,7 +318,7 @@ TEST(Allocation, ProposesAPoolWithVideoMetaAndUsesIt) {
         ASSERT_TRUE(gst_video_frame_map(&out, &info, outputs[i], GST_MAP_READ));
         for (int p = 0; p < 3; ++p) {
             HostImage src = planeImage(in, p, 1), got = planeImage(out, p, 1), expected = src;
-            makeReferenceConvolver(ConvolvePlan::make(box, SampleType::U8, 1))->process(src.view(), expected.view());
+            reference::makeConvolver(ConvolvePlan::make(box, SampleType::U8, 1))->process(src.view(), expected.view());
             EXPECT_LE(cudafilters::test::compareImages(got, expected).maxAbs, 1) << "frame " << i << " plane " << p;
         }
         gst_video_frame_unmap(&in);

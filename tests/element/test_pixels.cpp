@@ -133,7 +133,7 @@ TEST_P(ConvolvePixels, MatchesReferencePerPlane) {
                 ConvolveDesc desc = config.desc;
                 desc.channelMask = spec.colorMask;
                 ConvolvePlan plan = ConvolvePlan::make(desc, src.type(), spec.channels, fc.bits);
-                makeReferenceConvolver(plan)->process(src.view(), expected.view());
+                reference::makeConvolver(plan)->process(src.view(), expected.view());
             }
             expectContainerLayout(got, fc.bits, format, int(p));
             const int tolerance = config.exact ? 0 : 1;  // real taps: float accumulation order may differ by 1

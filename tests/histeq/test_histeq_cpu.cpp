@@ -3,6 +3,7 @@
 // pixels), 16-bit, colour modes, temporal smoothing, statistics and parameter validation.
 #include "histeq_frames.hpp"
 #include "histeq_oracle.hpp"
+#include "reference.hpp"
 
 #include <cudafilters/error.hpp>
 #include <cudafilters/histeq.hpp>
@@ -33,8 +34,8 @@ HostImage run(Equalizer& eq, HostImage& src, std::size_t extraPitch = 7) {
     return dst;
 }
 
-HostImage run(const EqualizePlan& plan, Backend backend, HostImage& src) {
-    auto eq = makeEqualizer(plan, backend);
+HostImage run(const EqualizePlan& plan, reference::Impl impl, HostImage& src) {
+    auto eq = reference::makeEqualizer(plan, impl);
     return run(*eq, src);
 }
 
@@ -90,9 +91,10 @@ TEST(HisteqOpenCV, GlobalGray8ReferenceAndCpuMatchEqualizeHist) {
             EqualizeDesc d;
             HostImage expected = openCvEqualize(src, d);
             const auto plan = EqualizePlan::make(d, SampleType::U8, 1);
-            for (Backend b : {Backend::Reference, Backend::Cpu}) {
+            for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
                 HostImage out = run(plan, b, src);
-                expectExact(expected, out, std::string(backendName(b)) + " " + sizeName(s) + " " + patternName(p));
+                expectExact(expected, out,
+                            std::string(reference::implName(b)) + " " + sizeName(s) + " " + patternName(p));
             }
         }
 }
@@ -108,12 +110,12 @@ TEST(HisteqOpenCV, ClaheGray8ReferenceAndCpuMatchCreateClahe) {
                     const EqualizeDesc d = clahe(clip, tx, ty);
                     HostImage expected = openCvEqualize(src, d);
                     const auto plan = EqualizePlan::make(d, SampleType::U8, 1);
-                    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                    for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
                         HostImage out = run(plan, b, src);
                         expectExact(expected, out,
-                                    std::string(backendName(b)) + " " + sizeName(s) + " grid " + std::to_string(tx) +
-                                        "x" + std::to_string(ty) + " clip " + std::to_string(clip) + " " +
-                                        patternName(p));
+                                    std::string(reference::implName(b)) + " " + sizeName(s) + " grid " +
+                                        std::to_string(tx) + "x" + std::to_string(ty) + " clip " +
+                                        std::to_string(clip) + " " + patternName(p));
                     }
                 }
         }
@@ -125,7 +127,7 @@ TEST(HisteqOpenCV, ClaheGridAsLargeAsTheFrameMatches) {
     fillPattern(src, Pattern::Random, 5);
     const EqualizeDesc d = clahe(2, 8, 4);
     HostImage expected = openCvEqualize(src, d);
-    HostImage out = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, src);
+    HostImage out = run(EqualizePlan::make(d, SampleType::U8, 1), reference::Impl::Reference, src);
     expectExact(expected, out, "8x13 grid 8x4");
 }
 
@@ -139,10 +141,11 @@ TEST(HisteqOpenCV, ClaheGray16ReferenceMatchesCreateClahe) {
                     const EqualizeDesc d = clahe(clip, tx, ty);
                     HostImage expected = openCvEqualize(src, d);
                     const auto plan = EqualizePlan::make(d, SampleType::U16, 1);
-                    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                    for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
                         HostImage out = run(plan, b, src);
-                        expectExact(expected, out, std::string(backendName(b)) + " u16 " + sizeName(s) + " clip " +
-                                                       std::to_string(clip) + " " + patternName(p));
+                        expectExact(expected, out,
+                                    std::string(reference::implName(b)) + " u16 " + sizeName(s) + " clip " +
+                                        std::to_string(clip) + " " + patternName(p));
                     }
                 }
 }
@@ -204,9 +207,9 @@ TEST(HisteqOpenCV, LumaModeMatchesCvtColorRoundTrip) {
                 d.colorMode = ColorMode::Luma;
                 HostImage expected = openCvLuma(src, d, l.order);
                 const auto plan = EqualizePlan::make(d, SampleType::U8, l.channels, l.order);
-                for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
                     HostImage out = run(plan, b, src);
-                    expectExact(expected, out, std::string(backendName(b)) + " luma " + l.name + " " +
+                    expectExact(expected, out, std::string(reference::implName(b)) + " luma " + l.name + " " +
                                                    equalizeModeName(d.mode) + " " + patternName(p));
                 }
             }
@@ -233,7 +236,8 @@ TEST(HisteqOpenCV, LumaMode16BitMatchesCvtColorRoundTrip) {
         fillPattern(src, Pattern::Blobs, 4);
         EqualizeDesc d = clahe(2, 4, 4);
         HostImage expected = openCvLuma(src, d, l.order);
-        HostImage out = run(EqualizePlan::make(d, SampleType::U16, l.channels, l.order), Backend::Reference, src);
+        HostImage out =
+            run(EqualizePlan::make(d, SampleType::U16, l.channels, l.order), reference::Impl::Reference, src);
         expectExact(expected, out, std::string("u16 luma ") + l.name);
     }
 }
@@ -246,9 +250,9 @@ TEST(HisteqOpenCV, PerChannelModeMatchesSplitEqualizeMerge) {
             d.colorMode = ColorMode::PerChannel;
             HostImage expected = openCvPerChannel(src, d, l.order);
             const auto plan = EqualizePlan::make(d, SampleType::U8, l.channels, l.order);
-            for (Backend b : {Backend::Reference, Backend::Cpu}) {
+            for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
                 HostImage out = run(plan, b, src);
-                expectExact(expected, out, std::string(backendName(b)) + " per-channel " + l.name);
+                expectExact(expected, out, std::string(reference::implName(b)) + " per-channel " + l.name);
             }
         }
 }
@@ -258,10 +262,10 @@ TEST(HisteqOpenCV, InPlaceMatches) {
     fillPattern(src, Pattern::Blobs, 8);
     EqualizeDesc d = clahe(2, 8, 8);
     HostImage expected = openCvLuma(src, d, ChannelOrder::rgb());
-    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+    for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
         HostImage img = src;
-        makeEqualizer(d, SampleType::U8, 4, b)->process(img.view(), img.view());
-        expectExact(expected, img, std::string(backendName(b)) + " in place");
+        reference::makeEqualizer(EqualizePlan::make(d, SampleType::U8, 4), b)->process(img.view(), img.view());
+        expectExact(expected, img, std::string(reference::implName(b)) + " in place");
     }
 }
 
@@ -274,7 +278,7 @@ TEST(HisteqCpu, BackendsMatchAnIndependentOracleEverywhere) {
             for (double alpha : {0.0, 0.7}) {
                 d.smoothing = alpha;
                 OracleEqualizer oracle(d, t);
-                auto ref = makeEqualizer(d, t, 1, Backend::Reference);
+                auto ref = reference::makeEqualizer(d, t, 1);
                 auto cpu = makeEqualizer(d, t, 1, Backend::Cpu);
                 for (int frame = 0; frame < 3; ++frame) {
                     HostImage src(70, 45, 1, t);
@@ -308,10 +312,10 @@ TEST(HisteqCpu, LumaPairsEqualizeOneChannelAndKeepTheOther) {
             for (int r = 0; r < 45; ++r)
                 for (int x = 0; x < 98; ++x) expected.setSample(x, r, luma, equalized.sample(x, r, 0));
             const auto plan = EqualizePlan::make(d, SampleType::U8, 2, {}, {}, luma);
-            for (Backend b : {Backend::Reference, Backend::Cpu}) {
+            for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
                 const Difference diff = compareImages(expected, run(plan, b, pairs));
-                EXPECT_EQ(diff.differing, 0) << backendName(b) << " Y at " << luma << " " << equalizeModeName(d.mode)
-                                             << ": " << describe(diff);
+                EXPECT_EQ(diff.differing, 0) << reference::implName(b) << " Y at " << luma << " "
+                                             << equalizeModeName(d.mode) << ": " << describe(diff);
             }
         }
     EXPECT_THROW(EqualizePlan::make({}, SampleType::U16, 2, {}, {}, 0), InvalidArgument);
@@ -326,7 +330,7 @@ TEST(HisteqCpu, TenBitSamplesUseOneBinPerLevel) {
             for (double alpha : {0.0, 0.7}) {
                 d.smoothing = alpha;
                 OracleEqualizer oracle(d, 1024);
-                auto ref = makeEqualizer(d, SampleType::U16, 1, Backend::Reference, {}, bits);
+                auto ref = reference::makeEqualizer(d, SampleType::U16, 1, {}, bits);
                 auto cpu = makeEqualizer(d, SampleType::U16, 1, Backend::Cpu, {}, bits);
                 for (int frame = 0; frame < 3; ++frame) {
                     HostImage src(70, 45, 1, SampleType::U16);
@@ -355,16 +359,16 @@ TEST(HisteqCpu, Global16BitUsesAFullLevelHistogram) {
     // and spans 0..65535, and a frame of two levels maps to 0 and 65535.
     HostImage src(50, 30, 1, SampleType::U16);
     fillPattern(src, Pattern::Uniform, 1);
-    HostImage out = run(EqualizePlan::make({}, SampleType::U16, 1), Backend::Reference, src);
+    HostImage out = run(EqualizePlan::make({}, SampleType::U16, 1), reference::Impl::Reference, src);
     EXPECT_EQ(compareImages(src, out).differing, 0);
 
     fillPattern(src, Pattern::TwoLevel, 1);
-    out = run(EqualizePlan::make({}, SampleType::U16, 1), Backend::Reference, src);
+    out = run(EqualizePlan::make({}, SampleType::U16, 1), reference::Impl::Reference, src);
     for (int y = 0; y < 30; ++y)
         for (int x = 0; x < 50; ++x) EXPECT_EQ(out.sample(x, y, 0), src.sample(x, y, 0) > 30000 ? 65535 : 0);
 
     fillPattern(src, Pattern::Random, 2);
-    out = run(EqualizePlan::make({}, SampleType::U16, 1), Backend::Reference, src);
+    out = run(EqualizePlan::make({}, SampleType::U16, 1), reference::Impl::Reference, src);
     double lo = 65535, hi = 0;
     for (int y = 0; y < 30; ++y)
         for (int x = 0; x < 50; ++x) {
@@ -480,7 +484,7 @@ TEST(HisteqSmoothing, StaticClipConvergesToThePerFrameResult) {
     for (SmoothTarget target : {SmoothTarget::Histogram, SmoothTarget::Lut})
         for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
             HostImage first = flickerFrame(-20, 1), still = flickerFrame(10, 2);
-            HostImage expected = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, still);
+            HostImage expected = run(EqualizePlan::make(d, SampleType::U8, 1), reference::Impl::Reference, still);
             d.smoothing = 0.9;
             d.smoothTarget = target;
             auto eq = makeEqualizer(d, SampleType::U8, 1, Backend::Cpu);
@@ -496,24 +500,24 @@ TEST(HisteqSmoothing, AlphaZeroIsExactlyPerFrameAndResetForgets) {
     auto eq = makeEqualizer(d, SampleType::U8, 1, Backend::Cpu);
     for (int t = 0; t < 3; ++t) {
         HostImage src = flickerFrame(t * 10, t);
-        HostImage fresh = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, src);
+        HostImage fresh = run(EqualizePlan::make(d, SampleType::U8, 1), reference::Impl::Reference, src);
         EXPECT_EQ(compareImages(fresh, run(*eq, src)).differing, 0);
     }
     d.smoothing = 0.95;
-    auto smooth = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+    auto smooth = reference::makeEqualizer(d, SampleType::U8, 1);
     HostImage a = flickerFrame(-20, 1), b = flickerFrame(20, 2);
     run(*smooth, a);
     smooth->reset();
     HostImage afterReset = run(*smooth, b);
-    HostImage fresh = run(EqualizePlan::make(d, SampleType::U8, 1), Backend::Reference, b);
+    HostImage fresh = run(EqualizePlan::make(d, SampleType::U8, 1), reference::Impl::Reference, b);
     EXPECT_EQ(compareImages(fresh, afterReset).differing, 0);
 }
 
 TEST(HisteqStatistics, HistogramMeanMinMaxOfTheEqualizedInput) {
     EqualizeDesc d;
     d.statistics = true;
-    for (Backend b : {Backend::Reference, Backend::Cpu}) {
-        auto eq = makeEqualizer(d, SampleType::U8, 1, b);
+    for (reference::Impl b : {reference::Impl::Reference, reference::Impl::Cpu}) {
+        auto eq = reference::makeEqualizer(EqualizePlan::make(d, SampleType::U8, 1), b);
         FrameStatistics s;
         EXPECT_FALSE(eq->statistics(s));
         HostImage src(33, 21, 1, SampleType::U8);
@@ -539,7 +543,7 @@ TEST(HisteqStatistics, HistogramMeanMinMaxOfTheEqualizedInput) {
         EXPECT_FALSE(eq->statistics(s, 1));
     }
     d.statistics = false;
-    auto off = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+    auto off = reference::makeEqualizer(d, SampleType::U8, 1);
     HostImage src(8, 8, 1, SampleType::U8);
     run(*off, src);
     FrameStatistics s;
@@ -556,7 +560,7 @@ TEST(HisteqStatistics, LumaStatisticsAreOfY) {
             src.setSample(x, y, 1, 0);
             src.setSample(x, y, 2, 0);
         }
-    auto eq = makeEqualizer(d, SampleType::U8, 3, Backend::Reference);
+    auto eq = reference::makeEqualizer(d, SampleType::U8, 3);
     run(*eq, src);
     FrameStatistics s;
     ASSERT_TRUE(eq->statistics(s));
@@ -621,7 +625,7 @@ TEST(HisteqValidation, RejectsChannelIndexOutsidePixel) {
 }
 TEST(HisteqValidation, RejectsRepeatedChannel) { expectRejected({}, "distinct", SampleType::U8, 3, {0, 0, 2}); }
 TEST(HisteqValidation, RejectsTilesWiderThanTheFrame) {
-    auto eq = makeEqualizer(clahe(2, 8, 2), SampleType::U8, 1, Backend::Reference);
+    auto eq = reference::makeEqualizer(clahe(2, 8, 2), SampleType::U8, 1);
     HostImage src(7, 20, 1, SampleType::U8), dst(7, 20, 1, SampleType::U8);
     try {
         eq->process(src.view(), dst.view());
@@ -636,7 +640,7 @@ TEST(HisteqValidation, RejectsTilesTallerThanTheFrame) {
     EXPECT_THROW(eq->process(src.view(), dst.view()), InvalidArgument);
 }
 TEST(HisteqValidation, RejectsMismatchedImages) {
-    auto eq = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+    auto eq = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
     HostImage src(20, 5, 1, SampleType::U8), dst(20, 6, 1, SampleType::U8), rgb(20, 5, 3, SampleType::U8);
     EXPECT_THROW(eq->process(src.view(), dst.view()), InvalidArgument);
     EXPECT_THROW(eq->process(rgb.view(), rgb.view()), InvalidArgument);
@@ -649,7 +653,7 @@ TEST(HisteqValidation, CudaBackendWithoutCudaIsACudaError) {
 namespace {
 
 // Equalizer::retune on the host backends.
-class HostEqualizerRetune : public ::testing::TestWithParam<Backend> {};
+class HostEqualizerRetune : public ::testing::TestWithParam<reference::Impl> {};
 
 // A sequence whose content changes from frame to frame, so that a smoothed state and a restarted one differ.
 HostImage sequenceFrame(int t, int channels = 1) {
@@ -672,7 +676,7 @@ void expectPlanValues(const EqualizePlan& actual, const EqualizePlan& expected) 
 TEST_P(HostEqualizerRetune, ValuesOnlyGiveTheFreshResult) {
     const EqualizePlan a = EqualizePlan::make(clahe(2, 8, 8), SampleType::U8, 3, ChannelOrder::bgr());
     const EqualizePlan b = EqualizePlan::make(clahe(4.5, 4, 6), SampleType::U8, 3, ChannelOrder::bgr());
-    auto eq = makeEqualizer(a, GetParam());
+    auto eq = reference::makeEqualizer(a, GetParam());
     HostImage f0 = sequenceFrame(0, 3), f1 = sequenceFrame(1, 3);
     HostImage before = run(*eq, f0);
     ASSERT_TRUE(eq->retune(b));
@@ -686,7 +690,7 @@ TEST_P(HostEqualizerRetune, ValuesOnlyGiveTheFreshResult) {
     global.clipLimit = 9;  // unused by the global mode, but the plan says what was asked
     const EqualizePlan g = EqualizePlan::make(EqualizeDesc{}, SampleType::U8, 1);
     const EqualizePlan g2 = EqualizePlan::make(global, SampleType::U8, 1);
-    auto geq = makeEqualizer(g, GetParam());
+    auto geq = reference::makeEqualizer(g, GetParam());
     ASSERT_TRUE(geq->retune(g2));
     expectPlanValues(geq->plan(), g2);
     HostImage plane = sequenceFrame(2);
@@ -701,8 +705,8 @@ TEST_P(HostEqualizerRetune, ClipLimitKeepsTheSmoothedState) {
     const EqualizePlan a = EqualizePlan::make(d, SampleType::U8, 1);
     d.clipLimit = 6;
     const EqualizePlan b = EqualizePlan::make(d, SampleType::U8, 1);
-    auto eq = makeEqualizer(a, GetParam());
-    auto model = makeEqualizer(b, GetParam());
+    auto eq = reference::makeEqualizer(a, GetParam());
+    auto model = reference::makeEqualizer(b, GetParam());
     for (int t = 0; t < 4; ++t) {
         HostImage f = sequenceFrame(t);
         run(*eq, f);
@@ -722,7 +726,7 @@ TEST_P(HostEqualizerRetune, ClipLimitKeepsTheSmoothedState) {
 TEST_P(HostEqualizerRetune, AnotherGridRestartsTheState) {
     EqualizeDesc d = clahe(2, 8, 8);
     d.smoothing = 0.8;
-    auto eq = makeEqualizer(EqualizePlan::make(d, SampleType::U8, 1), GetParam());
+    auto eq = reference::makeEqualizer(EqualizePlan::make(d, SampleType::U8, 1), GetParam());
     for (int t = 0; t < 3; ++t) {
         HostImage f = sequenceFrame(t);
         run(*eq, f);
@@ -732,7 +736,7 @@ TEST_P(HostEqualizerRetune, AnotherGridRestartsTheState) {
     const EqualizePlan b = EqualizePlan::make(d, SampleType::U8, 1);
     ASSERT_TRUE(eq->retune(b));
     expectPlanValues(eq->plan(), b);
-    auto restarted = makeEqualizer(b, GetParam());
+    auto restarted = reference::makeEqualizer(b, GetParam());
     for (int t = 3; t < 5; ++t) {
         HostImage f = sequenceFrame(t);
         EXPECT_EQ(compareImages(run(*eq, f), run(*restarted, f)).differing, 0) << "frame " << t;
@@ -768,8 +772,8 @@ TEST_P(HostEqualizerRetune, OtherShapesAreRefusedAndChangeNothing) {
     others.emplace_back("order", EqualizePlan::make(d, SampleType::U8, 3, ChannelOrder::bgr()));
     others.emplace_back("sample type", EqualizePlan::make(d, SampleType::U16, 3));
 
-    auto eq = makeEqualizer(a, GetParam());
-    auto model = makeEqualizer(a, GetParam());
+    auto eq = reference::makeEqualizer(a, GetParam());
+    auto model = reference::makeEqualizer(a, GetParam());
     for (std::size_t i = 0; i < others.size(); ++i) {
         HostImage f = sequenceFrame(int(i), 3);
         EXPECT_FALSE(eq->retune(others[i].second)) << others[i].first;
@@ -778,10 +782,11 @@ TEST_P(HostEqualizerRetune, OtherShapesAreRefusedAndChangeNothing) {
     }
 
     EqualizeDesc plain = clahe(3, 4, 4);
-    auto unsmoothed = makeEqualizer(EqualizePlan::make(plain, SampleType::U8, 1), GetParam());
+    auto unsmoothed = reference::makeEqualizer(EqualizePlan::make(plain, SampleType::U8, 1), GetParam());
     plain.smoothing = 0.5;
     EXPECT_FALSE(unsmoothed->retune(EqualizePlan::make(plain, SampleType::U8, 1))) << "smoothing on";
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, HostEqualizerRetune, ::testing::Values(Backend::Cpu, Backend::Reference),
-                         [](const auto& info) { return std::string(backendName(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Backends, HostEqualizerRetune,
+                         ::testing::Values(reference::Impl::Cpu, reference::Impl::Reference),
+                         [](const auto& info) { return std::string(reference::implName(info.param)); });

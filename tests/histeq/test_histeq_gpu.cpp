@@ -3,6 +3,7 @@
 // test_histeq_cpu.cpp) and against the CPU backend (OpenCV when built with it), on pitched device images whose padding
 // must stay untouched. Skipped without a CUDA device.
 #include "histeq_frames.hpp"
+#include "reference.hpp"
 
 #include <cudafilters/device.hpp>
 #include <cudafilters/error.hpp>
@@ -123,7 +124,7 @@ EqualizeDesc clahe(double clip, int tx, int ty) {
 void expectCudaExact(const EqualizeDesc& d, SampleType t, int channels, ChannelOrder order, HostImage& src,
                      const std::string& what, SampleBits bits = {}, int lumaChannel = 0) {
     const auto plan = EqualizePlan::make(d, t, channels, order, bits, lumaChannel);
-    auto ref = makeReferenceEqualizer(plan);
+    auto ref = reference::makeEqualizer(plan);
     HostImage expected = runHost(*ref, src);
     if (d.smoothing == 0) {
         auto cpu = makeCpuEqualizer(plan);
@@ -211,7 +212,7 @@ TEST(HisteqGpu, TenBitMatchesReference) {
     for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 7, 5)}) {
         d.statistics = true;
         d.smoothing = 0.5;
-        auto ref = makeEqualizer(d, SampleType::U16, 1, Backend::Reference, {}, SampleBits::high(10));
+        auto ref = reference::makeEqualizer(d, SampleType::U16, 1, {}, SampleBits::high(10));
         auto gpu = makeEqualizer(d, SampleType::U16, 1, Backend::Cuda, {}, SampleBits::high(10));
         for (int frame = 0; frame < 3; ++frame) {
             HostImage src(203, 101, 1, SampleType::U16);
@@ -273,7 +274,7 @@ TEST(HisteqGpu, SmoothedSequencesMatchReferenceAcrossStreams) {
         for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
             d.smoothing = 0.9;
             d.smoothTarget = target;
-            auto ref = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+            auto ref = reference::makeEqualizer(d, SampleType::U8, 1);
             auto gpu = makeEqualizer(d, SampleType::U8, 1, Backend::Cuda);
             for (int t = 0; t < 8; ++t) {
                 if (t == 5) {
@@ -297,7 +298,7 @@ TEST(HisteqGpu, StatisticsMatchReference) {
             for (SampleType t : {SampleType::U8, SampleType::U16}) {
                 d.statistics = true;
                 d.colorMode = ColorMode::PerChannel;
-                auto ref = makeEqualizer(d, t, channels, Backend::Reference);
+                auto ref = reference::makeEqualizer(d, t, channels);
                 auto gpu = makeEqualizer(d, t, channels, Backend::Cuda);
                 for (int frame = 0; frame < 3; ++frame) {
                     HostImage src(203, 101, channels, t);
@@ -322,7 +323,7 @@ TEST(HisteqGpu, InPlace) {
     for (EqualizeDesc d : {EqualizeDesc{}, clahe(2, 8, 8)}) {
         HostImage src(257, 130, 1, SampleType::U8);
         fillPattern(src, Pattern::Blobs, 9);
-        auto ref = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+        auto ref = reference::makeEqualizer(d, SampleType::U8, 1);
         HostImage expected = runHost(*ref, src);
         auto gpu = makeEqualizer(d, SampleType::U8, 1, Backend::Cuda);
         DeviceFrame frame(src, true);
@@ -368,7 +369,7 @@ TEST(HisteqGpu, StressSmoothedFramesAcrossStreamsInPlace) {
                 const std::string what = std::string(equalizeModeName(d.mode)) + " " + sizeName(cfg.size) + " " +
                                          std::to_string(cfg.channels) + " ch, smoothing " +
                                          (target == SmoothTarget::Histogram ? "histogram" : "lut");
-                auto ref = makeEqualizer(d, SampleType::U8, cfg.channels, Backend::Reference);
+                auto ref = reference::makeEqualizer(d, SampleType::U8, cfg.channels);
                 auto gpu = makeEqualizer(d, SampleType::U8, cfg.channels, Backend::Cuda);
                 for (int batch = 0; batch < kFrames; batch += kStatisticsDepth) {
                     // Frame t: stream t % 3, in place when t is odd, aligned in runs of six frames (all 12
@@ -466,7 +467,7 @@ TEST(HisteqGpuRetune, ValuesOnlyMatchAFreshEqualizer) {
         HostImage out = runCuda(*gpu, f1, channels == 1);
         auto fresh = makeCudaEqualizer(b);
         EXPECT_EQ(compareImages(out, runCuda(*fresh, f1, true)).differing, 0) << channels << " channels";
-        auto ref = makeReferenceEqualizer(b);
+        auto ref = reference::makeEqualizer(b);
         EXPECT_EQ(compareImages(out, runHost(*ref, f1)).differing, 0) << channels << " channels";
     }
 }
@@ -487,7 +488,7 @@ TEST(HisteqGpuRetune, ClipLimitRampKeepsTheSmoothedState) {
         expectPlanValues(gpu->plan(), plan);
         HostImage src = retuneFrame(t);
         HostImage out = runCuda(*gpu, src, t % 3 != 0, t % 2 ? a.get() : b.get());
-        auto model = makeReferenceEqualizer(plan);
+        auto model = reference::makeEqualizer(plan);
         HostImage expected;
         for (int u = 0; u <= t; ++u) {
             HostImage earlier = retuneFrame(u);
@@ -495,7 +496,7 @@ TEST(HisteqGpuRetune, ClipLimitRampKeepsTheSmoothedState) {
         }
         EXPECT_EQ(compareImages(out, expected).differing, 0) << "frame " << t;
         if (t > 0) {
-            auto restarted = makeReferenceEqualizer(plan);
+            auto restarted = reference::makeEqualizer(plan);
             EXPECT_GT(compareImages(out, runHost(*restarted, src)).differing, 0) << "frame " << t << ": restarted";
         }
     }
@@ -515,7 +516,7 @@ TEST(HisteqGpuRetune, GridChangesWithinTheTables) {
         d.tilesY = ty;
         const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, 1);
         ASSERT_TRUE(gpu->retune(plan)) << tx << "x" << ty;
-        auto model = makeReferenceEqualizer(plan);
+        auto model = reference::makeEqualizer(plan);
         for (int i = 0; i < 2; ++i, ++t) {
             HostImage src = retuneFrame(t);
             HostImage out = runCuda(*gpu, src, i == 0);
@@ -551,8 +552,8 @@ TEST(HisteqGpuRetune, EnqueuedFramesKeepTheirValues) {
     ASSERT_TRUE(gpu->retune(b));
     gpu->process(in1.view(), out1.view(), sb.get());
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-    auto refA = makeReferenceEqualizer(a);
-    auto refB = makeReferenceEqualizer(b);
+    auto refA = reference::makeEqualizer(a);
+    auto refB = reference::makeEqualizer(b);
     EXPECT_EQ(compareImages(out0.download(), runHost(*refA, f0)).differing, 0) << "before the retune";
     EXPECT_EQ(compareImages(out1.download(), runHost(*refB, f1)).differing, 0) << "after the retune";
 }
@@ -573,7 +574,7 @@ TEST(HisteqGpu, ObjectsRunOnTheirDevice) {
     EXPECT_EQ(currentDevice(), 0);
     CUDAFILTERS_CHECK(cudaSetDevice(1));
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-    auto ref = makeReferenceEqualizer(plan);
+    auto ref = reference::makeEqualizer(plan);
     EXPECT_EQ(compareImages(out->download(), runHost(*ref, src)).differing, 0);
     in.reset();
     out.reset();
@@ -634,7 +635,7 @@ TEST(HisteqGpuGlobalVariants, MatchReference) {
             for (Pattern pattern : allPatterns()) {
                 HostImage src(s.w, s.h, 1, SampleType::U8);
                 fillPattern(src, pattern, 11 + s.w);
-                auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+                auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
                 const HostImage expected = runHost(*ref, src);
                 for (const Placement& at : kPlacements) {
                     const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
@@ -652,7 +653,7 @@ TEST(HisteqGpuGlobalVariants, LargeFramesMatchReference) {
         for (Size2 s : {Size2{3840, 2160}, Size2{4001, 2203}}) {
             HostImage src(s.w, s.h, 1, SampleType::U8);
             fillPattern(src, Pattern::Blobs, 5);
-            auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+            auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
             const HostImage expected = runHost(*ref, src);
             auto gpu = globalEqualizer(v);
             for (const Placement& at : {kPlacements[0], kPlacements[4]}) {
@@ -670,7 +671,7 @@ TEST(HisteqGpuGlobalVariants, InPlace) {
             for (bool aligned : {true, false}) {
                 HostImage src(257, 130, 1, SampleType::U8);
                 fillPattern(src, Pattern::Blobs, 9);
-                auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+                auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
                 const HostImage expected = runHost(*ref, src);
                 auto gpu = globalEqualizer(v);
                 DeviceFrame frame(src, aligned, offset);
@@ -686,7 +687,7 @@ TEST(HisteqGpuGlobalVariants, StatisticsMatchReference) {
     EqualizeDesc d;
     d.statistics = true;
     for (GlobalVariant v : kGlobalVariants) {
-        auto ref = makeEqualizer(d, SampleType::U8, 1, Backend::Reference);
+        auto ref = reference::makeEqualizer(d, SampleType::U8, 1);
         auto gpu = globalEqualizer(v, true);
         for (int frame = 0; frame < 4; ++frame) {
             HostImage src(203, 101, 1, SampleType::U8);
@@ -719,7 +720,7 @@ TEST(HisteqGpuGlobalVariants, FramesBackToBackAcrossStreams) {
             const Size2 s = t % 3 == 0 ? Size2{640, 360} : t % 3 == 1 ? Size2{97, 61} : Size2{1280, 721};
             HostImage src(s.w, s.h, 1, SampleType::U8);
             fillPattern(src, allPatterns()[std::size_t(t) % allPatterns().size()], 40 + t);
-            auto ref = makeEqualizer(EqualizeDesc{}, SampleType::U8, 1, Backend::Reference);
+            auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
             expected.push_back(runHost(*ref, src));
             ins.push_back(std::make_unique<DeviceFrame>(src, t % 2 == 0, std::size_t(t % 4)));
             outs.push_back(std::make_unique<DeviceFrame>(s.w, s.h, 1, SampleType::U8, t % 2 == 0, std::size_t(t % 5)));
@@ -745,7 +746,7 @@ TEST(HisteqGpuGlobalVariants, OtherPlansUnchanged) {
                 detail::KernelVariants variants;
                 variants.global = v;
                 const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, channels);
-                auto ref = makeReferenceEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
                 auto gpu = detail::makeCudaEqualizer(plan, variants);
                 for (int t = 0; t < 3; ++t) {
                     HostImage src(211, 97, channels, SampleType::U8);
@@ -759,7 +760,7 @@ TEST(HisteqGpuGlobalVariants, OtherPlansUnchanged) {
         detail::KernelVariants variants;
         variants.global = v;
         const EqualizePlan plan = EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 1);
-        auto ref = makeReferenceEqualizer(plan);
+        auto ref = reference::makeEqualizer(plan);
         auto gpu = detail::makeCudaEqualizer(plan, variants);
         HostImage src(131, 67, 1, SampleType::U16);
         fillPattern(src, Pattern::Blobs, 3);
@@ -796,7 +797,7 @@ TEST(HisteqGpuClaheVariants, MatchReference) {
                                                              {}, layout.luma);
                 HostImage src(s.w, s.h, layout.channels, SampleType::U8);
                 fillPattern(src, (s.w + tx) % 2 ? Pattern::Random : Pattern::Blobs, 5 + tx + ty);
-                auto ref = makeReferenceEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
                 const HostImage expected = runHost(*ref, src);
                 for (const Variant& v : variants) {
                     detail::KernelVariants kv;
@@ -884,7 +885,7 @@ TEST(HisteqGpu, CapturedFramesMatchTheReference) {
     for (const Case& c : cases) {
         SCOPED_TRACE(c.what);
         const EqualizePlan plan = EqualizePlan::make(c.desc, SampleType::U8, c.channels);
-        auto ref = makeReferenceEqualizer(plan);
+        auto ref = reference::makeEqualizer(plan);
         auto gpu = makeCudaEqualizer(plan);
         ASSERT_TRUE(gpu->capturable());
         std::vector<HostImage> expected;
@@ -1084,7 +1085,7 @@ TEST(HisteqGpuGlobalLuma, MatchesReference) {
     const std::vector<Size2> sizes{{1, 1}, {2, 1}, {3, 5}, {4, 4}, {7, 3}, {16, 16}, {17, 9}, {385, 289}};
     for (const LumaLayout& layout : kLumaLayouts) {
         const EqualizePlan plan = lumaPlan(layout);
-        auto ref = makeReferenceEqualizer(plan);
+        auto ref = reference::makeEqualizer(plan);
         for (GlobalLuma v : {GlobalLuma::Chunks, GlobalLuma::Pixels}) {
             const detail::KernelVariants variants = lumaVariants(v);
             auto gpu = detail::makeCudaEqualizer(plan, variants);
@@ -1114,7 +1115,7 @@ TEST(HisteqGpuGlobalLuma, LargeFramesMatchReference) {
     for (const LumaLayout& layout : layouts)
         for (Size2 s : {Size2{1921, 1081}, Size2{3840, 2160}}) {
             const EqualizePlan plan = lumaPlan(layout);
-            auto ref = makeReferenceEqualizer(plan);
+            auto ref = reference::makeEqualizer(plan);
             const detail::KernelVariants variants = lumaVariants(GlobalLuma::Chunks);
             auto gpu = detail::makeCudaEqualizer(plan, variants);
             for (int content : {0, 4, 5}) {  // random, blobs, colour bars
@@ -1147,7 +1148,7 @@ TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
             for (const Placement& at : kLumaPlacements) {
                 const EqualizePlan plan = lumaPlan(layout, d);
                 auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(v));
-                auto ref = makeReferenceEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
                 HostImage src = lumaFrame({97, 61}, 4, layout, 3);
                 const HostImage expected = runHost(*ref, src);
                 DeviceFrame in(src, at.aligned, at.srcOffset);
@@ -1227,7 +1228,7 @@ TEST(HisteqGpuClaheLuma, MatchesReference) {
                 const int content = combination++ % kLumaContents;
                 const double clip = combination % 3 == 0 ? 0.0 : 2.0;
                 const EqualizePlan plan = claheLumaPlan(layout, clip, tx, ty);
-                auto ref = makeReferenceEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
                 HostImage src = lumaFrame(s, content, layout, std::uint32_t(7 + s.w + tx));
                 const HostImage expected = runHost(*ref, src);
                 for (const Variant& variant : variants) {
@@ -1265,7 +1266,7 @@ TEST(HisteqGpuClaheLuma, ClipLimitsMatchReference) {
             for (auto [tx, ty] : {std::pair{8, 8}, std::pair{5, 3}}) {
                 const EqualizePlan plan = claheLumaPlan(kLumaLayouts[0], clip, tx, ty);
                 HostImage src = lumaFrame({389, 203}, content, kLumaLayouts[0], 13);
-                auto ref = makeReferenceEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
                 const HostImage expected = runHost(*ref, src);
                 for (ClaheLuma v : {ClaheLuma::Chunks, ClaheLuma::Pixels}) {
                     const detail::KernelVariants kv = claheLumaVariants(v);
@@ -1292,7 +1293,7 @@ TEST(HisteqGpuClaheLuma, LargeFramesMatchReference) {
             for (int content : {0, 5}) {  // random, colour bars
                 const LumaLayout& layout = layouts[i];
                 const EqualizePlan plan = claheLumaPlan(layout, 2.0, tx, ty);
-                auto ref = makeReferenceEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
                 HostImage src = lumaFrame(sizes[i], content, layout, 5);
                 const HostImage expected = runHost(*ref, src);
                 const detail::KernelVariants kv = claheLumaVariants(ClaheLuma::Chunks);
@@ -1337,7 +1338,7 @@ TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
                     const EqualizePlan plan = claheLumaPlan(layout, 2.0, g.tx, g.ty, d);
                     const detail::KernelVariants kv = claheLumaVariants(v);
                     auto gpu = detail::makeCudaEqualizer(plan, kv);
-                    auto ref = makeReferenceEqualizer(plan);
+                    auto ref = reference::makeEqualizer(plan);
                     HostImage src = lumaFrame(g.size, 4, layout, 3);
                     const HostImage expected = runHost(*ref, src);
                     DeviceFrame in(src, at.aligned, at.srcOffset);
@@ -1398,7 +1399,7 @@ TEST(HisteqGpuLumaChunks, StatisticsMatchReference) {
     for (const LumaPath& path : kLumaPaths)
         for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[8], kLumaLayouts[kRgb]}) {
             const EqualizePlan plan = path.plan(layout, d);
-            auto ref = makeReferenceEqualizer(plan);
+            auto ref = reference::makeEqualizer(plan);
             auto gpu = detail::makeCudaEqualizer(plan, path.variants);
             for (int frame = 0; frame < 2 * kStatisticsDepth; ++frame) {
                 HostImage src = lumaFrame(frame % 3 ? Size2{203, 101} : Size2{385, 289}, frame % kLumaContents,
@@ -1431,7 +1432,7 @@ TEST(HisteqGpuLumaChunks, SmoothedFramesMatchReference) {
                 d.smoothTarget = target;
                 d.statistics = true;
                 const EqualizePlan plan = path.plan(layout, d);
-                auto ref = makeReferenceEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
                 auto gpu = detail::makeCudaEqualizer(plan, path.variants);
                 for (int t = 0; t < 12; ++t) {
                     if (t == 7) {
@@ -1469,7 +1470,7 @@ TEST(HisteqGpuLumaChunks, FramesBackToBackAcrossStreams) {
         for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[kRgb]})
         for (const EqualizeDesc& d : {EqualizeDesc{}, smoothed}) {
             const EqualizePlan plan = path.plan(layout, d);
-            auto ref = makeReferenceEqualizer(plan);
+            auto ref = reference::makeEqualizer(plan);
             auto gpu = detail::makeCudaEqualizer(plan, path.variants);
             std::vector<HostImage> expected;
             std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
@@ -1520,7 +1521,7 @@ TEST(HisteqGpuLumaChunks, InPlace) {
     for (const auto& [name, plan, variants] : cases)
         for (const Placement& at : kLumaPlacements) {
             HostImage src = lumaFrame({257, 130}, 4, plan.channels == 3 ? kLumaLayouts[kRgb] : kLumaLayouts[2], 9);
-            auto ref = makeReferenceEqualizer(plan);
+            auto ref = reference::makeEqualizer(plan);
             const HostImage expected = runHost(*ref, src);
             auto gpu = detail::makeCudaEqualizer(plan, variants);
             DeviceFrame frame(src, at.aligned, at.srcOffset);

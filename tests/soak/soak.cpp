@@ -8,6 +8,7 @@
 //   soak [--frames=N | --seconds=S] [--width=W] [--height=H] [--backend=cpu|cuda|auto] [gtest flags]
 //   defaults: 1 000 000 frames of 64x48 GRAY8 on the backend of CUDAFILTERS_TEST_BACKEND (cpu). With --seconds it
 //   pushes frames until S seconds have passed (sampling every 10 % of the time) and reports how many it pushed.
+#include "reference.hpp"
 #include "test_images.hpp"
 
 #include <cudafilters/convolve.hpp>
@@ -96,7 +97,7 @@ const Config kConfigs[] = {
 
 HostImage reference(HostImage& src, const Config& c) {
     HostImage mid = src, out = src;
-    makeReferenceConvolver(ConvolvePlan::make(presetDesc(std::string(c.preset) == "box" ? Preset::Box
+    reference::makeConvolver(ConvolvePlan::make(presetDesc(std::string(c.preset) == "box" ? Preset::Box
                                                          : std::string(c.preset) == "gaussian" ? Preset::Gaussian
                                                                                              : Preset::Sharpen,
                                                          c.size),
@@ -106,7 +107,7 @@ HostImage reference(HostImage& src, const Config& c) {
     d.mode = std::string(c.mode) == "clahe" ? EqualizeMode::Clahe : EqualizeMode::Global;
     d.clipLimit = c.clip;
     d.tilesX = d.tilesY = 4;
-    makeReferenceEqualizer(EqualizePlan::make(d, SampleType::U8, 1))->process(mid.view(), out.view());
+    reference::makeEqualizer(EqualizePlan::make(d, SampleType::U8, 1))->process(mid.view(), out.view());
     return out;
 }
 

@@ -4,7 +4,8 @@
 
 namespace cudafilters {
 
-enum class Backend { Cuda, Cpu, Reference };
+// The tests' naive references are no Backend: they live in tests/reference, outside the engine.
+enum class Backend { Cuda, Cpu };
 
 const char* backendName(Backend backend);
 bool backendAvailable(Backend backend);  // Cuda: built with CUDA and a device is usable

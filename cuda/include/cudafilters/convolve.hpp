@@ -103,8 +103,9 @@ struct ConvolvePlan {
 // Checks a src/dst pair against a plan: sizes match, types and channel counts as the plan expects.
 void validateImages(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst);
 
-// One interface, three implementations. CUDA: src and dst are device memory and the work is enqueued on `stream`
-// (no allocation after the first frame of a size, no synchronisation). CPU and reference: host memory, stream ignored.
+// One interface, two backends (the tests add their reference, tests/reference). CUDA: src and dst are device memory
+// and the work is enqueued on `stream` (no allocation after the first frame of a size, no synchronisation). CPU: host
+// memory, stream ignored.
 class Convolver {
 public:
     virtual ~Convolver() = default;
@@ -134,7 +135,6 @@ inline std::unique_ptr<Convolver> makeConvolver(const ConvolveDesc& desc, Sample
 }
 
 // Factories of the individual backends (declared for tests and benchmarks).
-std::unique_ptr<Convolver> makeReferenceConvolver(ConvolvePlan plan);
 std::unique_ptr<Convolver> makeCpuConvolver(ConvolvePlan plan);
 std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan);  // throws CudaError without a usable device
 

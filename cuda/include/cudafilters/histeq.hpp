@@ -116,10 +116,11 @@ struct FrameStatistics {
     std::uint32_t max = 0;
 };
 
-// One interface, three implementations. CUDA: src and dst are device memory, the work is enqueued on `stream` with no
-// allocation after the first frame of a size, no synchronisation and no host round trip (histograms and LUTs stay on
-// the GPU). Successive process() calls may use different streams: each waits (cudaStreamWaitEvent) for the previous
-// one, so the temporal state and scratch are used in frame order. CPU and reference: host memory, stream ignored.
+// One interface, two backends (the tests add their reference, tests/reference). CUDA: src and dst are device memory,
+// the work is enqueued on `stream` with no allocation after the first frame of a size, no synchronisation and no host
+// round trip (histograms and LUTs stay on the GPU). Successive process() calls may use different streams: each waits
+// (cudaStreamWaitEvent) for the previous one, so the temporal state and scratch are used in frame order. CPU: host
+// memory, stream ignored.
 // src == dst (in place) is allowed.
 class Equalizer {
 public:
@@ -171,7 +172,6 @@ inline std::unique_ptr<Equalizer> makeEqualizer(const EqualizeDesc& desc, Sample
 }
 
 // Factories of the individual backends (declared for tests and benchmarks).
-std::unique_ptr<Equalizer> makeReferenceEqualizer(EqualizePlan plan);
 std::unique_ptr<Equalizer> makeCpuEqualizer(EqualizePlan plan);
 std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan);  // throws CudaError without a usable device
 

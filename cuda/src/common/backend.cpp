@@ -8,7 +8,6 @@ const char* backendName(Backend backend) {
     switch (backend) {
     case Backend::Cuda: return "cuda";
     case Backend::Cpu: return "cpu";
-    case Backend::Reference: return "reference";
     }
     return "unknown";
 }

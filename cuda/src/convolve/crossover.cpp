@@ -48,7 +48,7 @@ int fftCrossoverSize(Backend backend, SampleType type, int width, int height, bo
 }
 
 bool fftChosen(Backend backend, const ConvolvePlan& plan, int width, int height, bool genericDirect) {
-    if (backend == Backend::Reference || plan.isIdentity()) return false;
+    if (plan.isIdentity()) return false;
     switch (plan.algorithm) {
     case ConvolveAlgorithm::Direct: return false;
     case ConvolveAlgorithm::Fft: return true;

@@ -6,7 +6,6 @@ namespace cudafilters {
 std::unique_ptr<Convolver> makeConvolver(ConvolvePlan plan, Backend backend) {
     switch (backend) {
     case Backend::Cuda: return makeCudaConvolver(std::move(plan));
-    case Backend::Reference: return makeReferenceConvolver(std::move(plan));
     case Backend::Cpu: break;
     }
     return makeCpuConvolver(std::move(plan));

@@ -95,7 +95,6 @@ void validateImages(const EqualizePlan& plan, const ImageView& src, const ImageV
 std::unique_ptr<Equalizer> makeEqualizer(EqualizePlan plan, Backend backend) {
     switch (backend) {
     case Backend::Cuda: return makeCudaEqualizer(std::move(plan));
-    case Backend::Reference: return makeReferenceEqualizer(std::move(plan));
     case Backend::Cpu: break;
     }
     return makeCpuEqualizer(std::move(plan));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The reference equalizer: the whole algorithm on planes, frame by frame, with the shared integer core
-// (cuda/core/histeq_core) — what Backend::Reference builds.
+// (cuda/core/histeq_core) and the host equalizers' common state (cuda/core/host_equalizer.hpp).
+#include "reference.hpp"
+
 #include "host_equalizer.hpp"
 
 #include <cudafilters/histeq.hpp>
@@ -26,10 +28,10 @@ public:
 }  // namespace
 }  // namespace cudafilters::core
 
-namespace cudafilters {
+namespace cudafilters::reference {
 
-std::unique_ptr<Equalizer> makeReferenceEqualizer(EqualizePlan plan) {
+std::unique_ptr<Equalizer> makeEqualizer(EqualizePlan plan) {
     return std::make_unique<core::ReferenceEqualizer>(std::move(plan));
 }
 
-}  // namespace cudafilters
+}  // namespace cudafilters::reference

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The reference: one output sample at a time, in double, straight from the definition. The judge of every backend.
+#include "reference.hpp"
+
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>
 
@@ -7,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-namespace cudafilters {
+namespace cudafilters::reference {
 namespace {
 
 double readSample(const ImageView& image, int x, int y, int c) {
@@ -88,8 +90,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Convolver> makeReferenceConvolver(ConvolvePlan plan) {
+std::unique_ptr<Convolver> makeConvolver(ConvolvePlan plan) {
     return std::make_unique<ReferenceConvolver>(std::move(plan));
 }
 
-}  // namespace cudafilters
+}  // namespace cudafilters::reference
