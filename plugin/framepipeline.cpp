@@ -248,8 +248,10 @@ GstFlowReturn finish_oldest(GstCudaFilter* self, GstBuffer** outbuf) {
         --st.framesQueued;
         gst_video_frame_unmap(&done.outFrame);
         if (st.fenceDownstream) buffer_add_frame_fence(done.out, done.outFence);
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
         // Streams the memory carries wait for the work (the executor made them): readers sync on them.
         if (!done.outStreams.empty()) buffer_mark_need_sync(done.out, true);
+#endif
         st.pushedUnfinished.push_back({done.in, done.inFrame, std::move(done.work), std::move(done.outFence), done.slot});
         *outbuf = done.out;
         release_finished_pushed(st, false);
