@@ -3,6 +3,7 @@
 // The private state of a GstCudaFilter, shared by the files of the base: the settings (under the object lock), the
 // stream state (owned by the streaming thread) and the hand-over of a new run's state from start() to that thread.
 #include "cudamemory.h"
+#include "executorfactory.h"
 #include "frameexecutor.h"
 #include "gstcudafilter.h"
 
@@ -52,6 +53,7 @@ struct StreamState {
     // The stream the CUDA memory pools this element makes carry (GStreamer >= 1.24; made at the first allocation
     // query), so that a neighbour writing into them, or reading what we wrote, orders its work on the GPU.
     std::shared_ptr<GstCudaStream> cudaStream;
+    std::shared_ptr<ExecutorFactory> executors;  // made at start: every executor and work of the run come from it
     std::unique_ptr<FrameExecutor> executor;
 
     GstVideoInfo info{};
@@ -78,7 +80,6 @@ struct StreamState {
     guint64 nextSlot = 0;
     guint64 submitted = 0;
     GstFlowReturn pendingFlow = GST_FLOW_OK;  // a drain's failure before an event, returned for the next buffer
-    std::shared_ptr<FaultSeam> fault;  // test build only (CUDAFILTERS_TEST_INJECT_FAULT); null otherwise
 };
 
 struct FilterPrivate {
