@@ -16,18 +16,12 @@ public:
 
     void configure(const GstVideoInfo&, const std::vector<PlaneLayout>& inPlanes, const GstVideoInfo&,
                    const std::vector<PlaneLayout>& outPlanes, int) override {
-        faultPoint(FaultCall::Stream);  // test seam: where the CUDA executor creates streams and allocates
-        faultPoint(FaultCall::Alloc);
         inPlanes_ = inPlanes;
         outPlanes_ = outPlanes;
         sameLayout_ = sameLayout(inPlanes, outPlanes);
     }
 
-    // The test seam's points stand where the CUDA executor makes the calls they name.
     void submit(FrameInFlight& frame) override {
-        faultPoint(FaultCall::Alloc, frame.index);
-        faultPoint(FaultCall::Upload, frame.index);
-        faultPoint(FaultCall::Launch, frame.index);
         const std::vector<ImageView> src = frameViews(inPlanes_, frame.inFrame);
         const std::vector<ImageView> dst = frameViews(outPlanes_, frame.outFrame);
         alignViews(src, inScratch_, true, alignedSrc_);
@@ -35,8 +29,6 @@ public:
         frame.work->process(frame.slot, alignedSrc_, alignedDst_, nullptr);
         for (std::size_t p = 0; p < dst.size(); ++p)
             if (alignedDst_[p].data != dst[p].data && frame.work->writesPlane(int(p))) copyPlane(alignedDst_[p], dst[p]);
-        faultPoint(FaultCall::Download, frame.index);
-        faultPoint(FaultCall::Stream, frame.index);
         for (std::size_t p = 0; p < outPlanes_.size(); ++p) {
             if (frame.work->writesPlane(int(p))) continue;
             if (!sameLayout_)
@@ -47,7 +39,7 @@ public:
     }
 
     bool ready(const FrameInFlight&) override { return true; }
-    void complete(FrameInFlight& frame) override { faultPoint(FaultCall::Sync, frame.index); }
+    void complete(FrameInFlight&) override {}
     void synchronize() noexcept override {}
 
 private:

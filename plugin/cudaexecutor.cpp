@@ -202,8 +202,6 @@ public:
         out_.set(out, outPlanes);
         sameLayout_ = sameLayout(inPlanes, outPlanes);
         if (int(slots_.size()) != slots) slots_.resize(slots);
-        faultPoint(FaultCall::Stream);  // test seam
-        faultPoint(FaultCall::Alloc);
         for (Slot& slot : slots_) {
             if (!slot.stream) slot.stream = cudafilters::Stream::create();
             if (!slot.done) slot.done = cudafilters::Event::create();
@@ -256,8 +254,6 @@ public:
                 throw cudafilters::InvalidArgument("output plane " + std::to_string(p) +
                                                    " is not written and the input has another layout");
 
-        faultPoint(FaultCall::Alloc, frame.index);  // test seam: staging allocation
-        faultPoint(FaultCall::Upload, frame.index);
         if (frame.inFence)
             checkCuda(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(frame.inFence->event()), 0),
                       "cudaStreamWaitEvent (input fence)");
@@ -290,15 +286,8 @@ public:
         }
 
         slot.outStaged = false;
-        if (frame.inDevice && frame.outDevice) {
-            faultPoint(FaultCall::Launch, frame.index);
-            faultPoint(FaultCall::Download, frame.index);
-            enqueueResident(slot, frame, devIn, devOut);
-        } else {
-            faultPoint(FaultCall::Launch, frame.index);
-            processParts(slot, frame, devIn, devOut);
-            faultPoint(FaultCall::Download, frame.index);
-        }
+        if (frame.inDevice && frame.outDevice) enqueueResident(slot, frame, devIn, devOut);
+        else processParts(slot, frame, devIn, devOut);
         if (frame.outDevice) {
             if (!frame.inDevice) copyUnwrittenPlanes(slot, frame, devIn, devOut);
         } else {
@@ -314,7 +303,6 @@ public:
                           "cudaMemcpy2DAsync (download)");
             }
         }
-        faultPoint(FaultCall::Stream, frame.index);
         checkCuda(cudaEventRecord(slot.done.get(), stream), "cudaEventRecord");
         if (frame.fenceOut) {
             std::shared_ptr<CudaFrameFence> fence = freeFence();
@@ -408,7 +396,6 @@ public:
     void complete(FrameInFlight& frame) override {
         makeCurrent();
         Slot& slot = slots_.at(frame.slot);
-        faultPoint(FaultCall::Sync, frame.index);
         checkCuda(cudaEventSynchronize(slot.done.get()), "cudaEventSynchronize (frame completion)");
         if (slot.outStaged) {
             const std::vector<ImageView> staged = stagedViews(slot.stagingOut, out_);

@@ -3,6 +3,7 @@
 // The private state of a GstCudaFilter, shared by the files of the base: the settings (under the object lock), the
 // stream state (owned by the streaming thread) and the hand-over of a new run's state from start() to that thread.
 #include "cudamemory.h"
+#include "executorfactory.h"
 #include "frameexecutor.h"
 #include "gstcudafilter.h"
 
@@ -49,6 +50,7 @@ struct StreamState {
     // the CPU) and its CUcontext, made current wherever the executor works.
     std::shared_ptr<GstCudaContext> cudaContext;
     void* cuContext = nullptr;
+    std::shared_ptr<ExecutorFactory> executors;  // made at start: every executor and work of the run come from it
     std::unique_ptr<FrameExecutor> executor;
 
     GstVideoInfo info{};
@@ -73,7 +75,6 @@ struct StreamState {
     guint64 nextSlot = 0;
     guint64 submitted = 0;
     GstFlowReturn pendingFlow = GST_FLOW_OK;  // a drain's failure before an event, returned for the next buffer
-    std::shared_ptr<FaultSeam> fault;  // test build only (CUDAFILTERS_TEST_INJECT_FAULT); null otherwise
 };
 
 struct FilterPrivate {

@@ -35,54 +35,13 @@ struct FrameInFlight {
     bool fenceOut = false;                // the output leaves before its work is done: submit sets outFence
     std::shared_ptr<FrameFence> outFence;
     int slot = -1;                  // -1: passthrough, nothing to wait for
-    guint64 index = 0;              // frames submitted before this one since start (the fault seam counts these)
+    guint64 index = 0;              // frames submitted before this one since start: the frame's number in logs
     std::shared_ptr<FilterWork> work;
 };
-
-// Test-only fault seam, compiled only into the test build of the plugin (CUDAFILTERS_TEST_SEAM; tests load it from
-// plugin/test-seam/): CUDAFILTERS_TEST_INJECT_FAULT="<call>@<frame>[:fatal]", read at start). The first call of
-// that kind at or after frame <frame> throws InjectedFault, once per element run, on either executor; the CPU
-// executor raises it at the points where the CUDA executor would make that call. Calls: alloc (device or pinned
-// allocation), stream (stream/event creation or recording), upload, launch (the filter kernels), download, sync
-// (frame completion), build (making the
-// engine objects for new settings). ":fatal" (or backend=cuda/cpu) makes it an element error; otherwise backend=auto switches
-// to a fresh CPU executor as after a real CUDA failure. Unset, the executors pay one null-pointer test per point.
-enum class FaultCall { Alloc, Stream, Upload, Launch, Download, Sync, Build };
-
-#ifdef CUDAFILTERS_TEST_SEAM
-
-struct FaultSeam {
-    FaultCall call = FaultCall::Upload;
-    guint64 frame = 0;
-    bool fatal = false;
-    bool fired = false;
-    guint64 submitted = 0;  // frames submitted so far (set by the base): the frame a configure() happens at
-    // Parses "<call>@<frame>[:fatal]"; false when the text is not one.
-    static bool parse(const char* text, FaultSeam& seam);
-    // Throws InjectedFault when armed for `call` and `frame` has been reached.
-    void hit(FaultCall call, guint64 frame);
-};
-
-// What the seam throws: a CudaError naming the call, so every caller handles it as a real CUDA failure.
-class InjectedFault : public cudafilters::CudaError {
-public:
-    InjectedFault(std::string call, bool fatal)
-        : CudaError(std::move(call), 999, "cudaErrorInjected", "fault injected by CUDAFILTERS_TEST_INJECT_FAULT"),
-          fatal_(fatal) {}
-    bool fatal() const noexcept { return fatal_; }
-
-private:
-    bool fatal_;
-};
-#else
-struct FaultSeam {};  // the product has no seam: faultPoint() is empty
-#endif
 
 class FrameExecutor {
 public:
     virtual ~FrameExecutor() = default;
-    // Test-only: arms the fault seam (shared with the executor that replaces this one, so it fires once).
-    void setFaultSeam(std::shared_ptr<FaultSeam> seam) { fault_ = std::move(seam); }
     virtual Backend backend() const = 0;
 
     // (Re)configures slots for a format: allocations happen here, never per frame. Throws on CUDA failure.
@@ -106,21 +65,6 @@ public:
     // The same before objects are freed or waited for there, best effort and never throwing (release paths run from
     // GStreamer's C callbacks): a device that cannot be selected leaves the current one.
     virtual void makeCurrentForRelease() noexcept {}
-
-protected:
-#ifdef CUDAFILTERS_TEST_SEAM
-    void faultPoint(FaultCall call, guint64 frame) {
-        if (G_UNLIKELY(fault_ != nullptr)) fault_->hit(call, frame);
-    }
-    // In configure(): at the frame the stream has reached.
-    void faultPoint(FaultCall call) {
-        if (G_UNLIKELY(fault_ != nullptr)) fault_->hit(call, fault_->submitted);
-    }
-#else
-    void faultPoint(FaultCall, guint64) {}
-    void faultPoint(FaultCall) {}
-#endif
-    std::shared_ptr<FaultSeam> fault_;
 };
 
 std::unique_ptr<FrameExecutor> makeCpuExecutor();

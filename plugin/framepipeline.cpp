@@ -146,16 +146,9 @@ void adopt_work(StreamState& st, std::shared_ptr<FilterWork> work) {
     st.work = std::move(work);
 }
 
-// A CUDA failure stands for one on either executor in the test build (the seam fires on the CPU executor too),
-// unless it was injected as fatal.
+// backend=auto: where the run's executor factory says the failure leaves the CPU to continue on.
 bool falls_back(const StreamState& st, const CudaError& error) {
-    if (!st.autoBackend) return false;
-#ifdef CUDAFILTERS_TEST_SEAM
-    if (const auto* injected = dynamic_cast<const InjectedFault*>(&error)) return !injected->fatal();
-#else
-    (void)error;
-#endif
-    return st.backend == Backend::Cuda;
+    return st.autoBackend && st.executors->fallsBack(error, st.backend);
 }
 
 void apply_passthrough(GstCudaFilter* self, bool atNegotiation) {
@@ -303,11 +296,7 @@ void make_executor(StreamState& st) {
         st.executor->makeCurrentForRelease();
     }
     st.executor.reset();
-#ifdef CUDAFILTERS_HAVE_CUDA
-    if (st.backend == Backend::Cuda) st.executor = makeCudaExecutor(st.device, st.cuContext);
-#endif
-    if (!st.executor) st.executor = makeCpuExecutor();
-    if (G_UNLIKELY(st.fault != nullptr)) st.executor->setFaultSeam(st.fault);
+    st.executor = st.executors->make(st.backend, st.device, st.cuContext);
     if (st.haveInfo) st.executor->configure(st.info, st.planes, st.outInfo, st.outPlanes, st.depth);
 }
 
@@ -333,10 +322,7 @@ gboolean rebuild_work(GstCudaFilter* self, bool atNegotiation) {
     st.workGeneration = generation;  // a failure is not retried until the settings change again
     try {
         st.executor->makeCurrent();
-#ifdef CUDAFILTERS_TEST_SEAM
-        if (G_UNLIKELY(st.fault != nullptr)) st.fault->hit(FaultCall::Build, st.submitted);
-#endif
-        std::shared_ptr<FilterWork> work = klass->make_work(self, config);
+        std::shared_ptr<FilterWork> work = st.executors->build([&] { return klass->make_work(self, config); });
         if (!work && GST_VIDEO_INFO_FORMAT(&st.info) != GST_VIDEO_INFO_FORMAT(&st.outInfo))
             throw InvalidArgument("the settings leave frames unchanged but the output format differs from the input's");
         if (!work && st.inCudaMemory != st.outCudaMemory) work = std::make_shared<CopyWork>();
@@ -396,9 +382,6 @@ GstFlowReturn submit_frame(GstCudaFilter* self, GstBuffer* inbuf) {
     frame.fenceOut = st.fenceDownstream && frame.outDevice && !frame.work->readsResultsWhenDone();
     release_pushed_through_slot(st, frame.slot);
     frame.index = st.submitted;
-#ifdef CUDAFILTERS_TEST_SEAM
-    if (G_UNLIKELY(st.fault != nullptr)) st.fault->submitted = st.submitted;
-#endif
     ++st.submitted;
     try {
         st.executor->submit(frame);

@@ -175,27 +175,6 @@ static GstFlowReturn gst_cuda_filter_generate_output(GstBaseTransform* trans, Gs
 // ---------------------------------------------------------------------------------------------------------------
 // Start and stop
 
-// Reads the test build's fault seam (once per start). FALSE with an error posted when its text is malformed.
-static gboolean read_fault_seam(GstCudaFilter* self, StreamState& st) {
-#ifdef CUDAFILTERS_TEST_SEAM
-    if (const char* inject = g_getenv("CUDAFILTERS_TEST_INJECT_FAULT")) {
-        st.fault = std::make_shared<FaultSeam>();
-        if (!FaultSeam::parse(inject, *st.fault)) {
-            GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
-                              ("CUDAFILTERS_TEST_INJECT_FAULT=%s: expected <call>@<frame>[:fatal], call one of alloc, "
-                               "stream, upload, launch, download, sync, build", inject),
-                              (nullptr));
-            return FALSE;
-        }
-        GST_WARNING_OBJECT(self, "test fault seam armed: %s", inject);
-    }
-#else
-    (void)self;
-    (void)st;
-#endif
-    return TRUE;
-}
-
 // The run's CUDA context: the one shared with the neighbours (or offered to them), so that CUDA memory moves
 // between the elements where it lies. Throws CudaError.
 static void use_cuda_context(GstCudaFilter* self, int deviceId, StreamState& st) {
@@ -252,7 +231,8 @@ static gboolean prepare_run(GstCudaFilter* self, StreamState& st) {
 
     st.depth = settings.depth;
     st.autoBackend = settings.backend == GST_CUDA_FILTER_BACKEND_AUTO;
-    if (!read_fault_seam(self, st)) return FALSE;
+    st.executors = makeExecutorFactory(self);
+    if (!st.executors) return FALSE;
 
     std::string why;
     st.backend = Backend::Cpu;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What ships: the plugin that meson installs (and the Debian package carries) has no test seam (the uninstalled
-// test build beside it has one, which shows the search would find it), docs/elements.md describes it, and every
-// source names its licence.
+// test build beside it has one, which shows the search would find it), nor do the product's sources, docs/elements.md
+// describes it, and every source names its licence.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,6 +38,33 @@ TEST(ReleasePlugin, HasNoTestSeam) {
 TEST(TestSeamPlugin, HasTheFaultSeam) {
     if (env("TEST_SEAM_PLUGIN").empty()) GTEST_SKIP() << "no test-seam plugin in this build (-Dtest-seams=disabled)";
     EXPECT_NE(fileBytes(env("TEST_SEAM_PLUGIN")).find("CUDAFILTERS_TEST_INJECT_FAULT"), std::string::npos);
+}
+
+// The product's sources carry no test seam: the element tests' fault injection lives in plugin/test-seam/, whose
+// executor factory the uninstalled test build links in place of the product's, so nothing else under plugin/, nor
+// the engine under cuda/, has a seam's define or fault point to compile in or out.
+TEST(Sources, ProductHasNoTestSeam) {
+    namespace fs = std::filesystem;
+    const fs::path root = env("SOURCE_ROOT");
+    const fs::path seamDir = root / "plugin" / "test-seam";
+    std::vector<std::string> found;
+    int checked = 0;
+    for (const char* dir : {"plugin", "cuda"}) {
+        ASSERT_TRUE(fs::is_directory(root / dir)) << root / dir;
+        for (auto it = fs::recursive_directory_iterator(root / dir); it != fs::recursive_directory_iterator(); ++it) {
+            if (it->is_directory() && it->path() == seamDir) it.disable_recursion_pending();
+            if (!it->is_regular_file()) continue;
+            const std::string text = fileBytes(it->path().string());
+            ++checked;
+            for (const char* needle : {"CUDAFILTERS_TEST_SEAM", "faultPoint"})
+                if (text.find(needle) != std::string::npos)
+                    found.push_back(fs::relative(it->path(), root).string() + " (" + needle + ")");
+        }
+    }
+    EXPECT_GT(checked, 50);
+    std::string list;
+    for (const std::string& f : found) list += "\n  " + f;
+    EXPECT_TRUE(found.empty()) << "test seam code in product sources (it belongs in plugin/test-seam/):" << list;
 }
 
 // docs/elements.md is what tools/element_docs.cpp writes for the built plugin.
