@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
         const double best4k = std::max({fps["4K RGBA cuda 1"], fps["4K RGBA cuda 2"], fps["4K RGBA cuda 3"]});
         const double best1080 = std::max({fps["1080p GRAY8 cuda 1"], fps["1080p GRAY8 cuda 2"], fps["1080p GRAY8 cuda 3"]});
         auto verdict = [](bool ok) { return ok ? "met" : "MISSED"; };
-        std::printf("\n## Targets (issue 4)\n\n| target | measured | |\n|---|---|---|\n");
+        std::printf("\n## Targets\n\n| target | measured | |\n|---|---|---|\n");
         std::printf("| 4K RGBA 5x5 >= 85%% of PCIe duplex bound | %.1f %% (best depth) | %s |\n",
                     100 * best4k / bound["4K RGBA"], verdict(best4k >= 0.85 * bound["4K RGBA"]));
         const double ratio = fps["4K RGBA cuda 2"] / fps["4K RGBA cuda 1"];
