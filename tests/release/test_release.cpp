@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,7 @@ TEST(TestSeamPlugin, HasTheFaultSeam) {
 // The product's sources carry no test seam: the element tests' fault injection lives in plugin/test-seam/, whose
 // executor factory the uninstalled test build links in place of the product's, so nothing else under plugin/, nor
 // the engine under cuda/, has a seam's define or fault point to compile in or out.
-TEST(Sources, ProductHasNoTestSeam) {
+TEST(Sources, ProductHasNoTestCode) {
     namespace fs = std::filesystem;
     const fs::path root = env("SOURCE_ROOT");
     const fs::path seamDir = root / "plugin" / "test-seam";
@@ -56,7 +57,7 @@ TEST(Sources, ProductHasNoTestSeam) {
             if (!it->is_regular_file()) continue;
             const std::string text = fileBytes(it->path().string());
             ++checked;
-            for (const char* needle : {"CUDAFILTERS_TEST_SEAM", "faultPoint"})
+            for (const char* needle : {"CUDAFILTERS_TEST_SEAM", "faultPoint", "Backend::Reference"})
                 if (text.find(needle) != std::string::npos)
                     found.push_back(fs::relative(it->path(), root).string() + " (" + needle + ")");
         }
@@ -64,7 +65,50 @@ TEST(Sources, ProductHasNoTestSeam) {
     EXPECT_GT(checked, 50);
     std::string list;
     for (const std::string& f : found) list += "\n  " + f;
-    EXPECT_TRUE(found.empty()) << "test seam code in product sources (it belongs in plugin/test-seam/):" << list;
+    EXPECT_TRUE(found.empty()) << "test code in product sources (seams belong in plugin/test-seam/, references in "
+                                  "tests/reference/):"
+                               << list;
+}
+
+// The tree says what the code is, not how it came to be: work periods, tracker numbers and raw logs stay in git.
+TEST(Sources, TreeCarriesNoWorkHistory) {
+    namespace fs = std::filesystem;
+    const fs::path root = env("SOURCE_ROOT");
+    const fs::path self = fs::path(__FILE__).filename();
+    const std::regex history("session|twenty|nineteenth|eighteenth|seventeenth|sixteenth|fifteenth|\\bissue [0-9]",
+                             std::regex::icase);
+    std::vector<std::string> found;
+    int checked = 0;
+    auto scan = [&](const fs::path& file) {
+        if (file.filename() == self) return;
+        const std::string text = fileBytes(file.string());
+        ++checked;
+        std::smatch m;
+        if (std::regex_search(text, m, history)) {
+            const auto line = std::count(text.begin(), text.begin() + m.position(0), '\n') + 1;
+            found.push_back(fs::relative(file, root).string() + ":" + std::to_string(line) + " '" + m.str(0) + "'");
+        }
+    };
+    for (const char* dir : {"plugin", "cuda", "bench", "scripts", "tests", "tools", "examples", "docs", "debian"}) {
+        if (!fs::is_directory(root / dir)) continue;
+        for (auto it = fs::recursive_directory_iterator(root / dir); it != fs::recursive_directory_iterator(); ++it) {
+            if (it->is_directory() && it->path() == root / "tests" / "fuzz") it.disable_recursion_pending();
+            const std::string ext = it->path().extension().string();
+            if (it->is_regular_file() && ext != ".png" && ext != ".jpg") scan(it->path());
+        }
+    }
+    for (const char* file : {"README.md", "meson.build", "meson_options.txt"}) scan(root / file);
+    EXPECT_GT(checked, 100);
+    std::string list;
+    for (const std::string& f : found) list += "\n  " + f;
+    EXPECT_TRUE(found.empty()) << "history in the tree (it belongs in commit messages):" << list;
+    EXPECT_FALSE(fs::exists(root / "docs" / "raw")) << "raw logs belong out of the tree";
+    const auto lines = [&](const char* file) {
+        const std::string text = fileBytes((root / file).string());
+        return std::count(text.begin(), text.end(), '\n');
+    };
+    EXPECT_LE(lines("README.md"), 250);
+    EXPECT_LE(lines("docs/performance.md"), 400);
 }
 
 // docs/elements.md is what tools/element_docs.cpp writes for the built plugin.
