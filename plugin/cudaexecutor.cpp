@@ -13,7 +13,7 @@
 // launches (every part, the copies of the planes the work does not write), the capture updates the slot's executable
 // graph (the same launches with the new frame's pointers), and one graph launch runs it: a graph launch with its
 // update costs the streaming thread a fraction of the kernel launches it replaces, and a resident frame is bound by
-// those launches, not by the GPU (scripts/gpu/launch-cost.sh measures both). The first frame of a work in a
+// those launches, not by the GPU (bench/tools/launch-cost.sh measures both). The first frame of a work in a
 // slot runs uncaptured (a work may allocate on its first frame, which a capture refuses); a work whose capture fails
 // runs uncaptured from then on. CUDAFILTERS_CUDA_GRAPHS=0 in the environment turns the graphs off.
 #include "frameexecutor.h"

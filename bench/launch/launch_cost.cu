@@ -3,7 +3,7 @@
 // cudaMemcpy2DAsync, event calls, and a two-kernel CUDA graph relaunched three ways (as captured, with its kernel
 // parameters set, and captured again and updated, as the element's CUDA executor does). Microseconds of host time
 // per call, 100 calls between synchronisations so that the queue never fills. Built and run on the GPU host by
-// scripts/gpu/launch-cost.sh (nvcc alone).
+// bench/tools/launch-cost.sh (nvcc alone).
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdio>

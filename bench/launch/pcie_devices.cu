@@ -2,7 +2,7 @@
 // What the host's buses allow when several GPUs move frames at once: 4K RGBA frames (or --bytes N) uploaded and
 // downloaded at once (duplex) from pinned host memory (pcie_bound.hpp, as bench-pipeline's bound), on device 0 alone,
 // then on devices 0 … n − 1 together, one host thread each. Prints frames per second a device and in all. Built and
-// run on the GPU host by `scripts/gpu/launch-tool.sh pcie-devices`.
+// run on the GPU host by `bench/tools/launch-tool.sh pcie-devices`.
 #include "pcie_bound.hpp"
 
 #include <cstdio>

@@ -13,7 +13,7 @@
 // Each on a grid of a thread a word, and on a grid of the blocks the SMs hold at once striding over the words (no
 // partial last wave).
 // Prints µs and the share of FP32 FMA peak (SMs × 128 lanes × the boost clock) that 2K FMAs an output sample make of it.
-// Built and run on the GPU host by `scripts/gpu/launch-tool.sh separable-ceiling`.
+// Built and run on the GPU host by `bench/tools/launch-tool.sh separable-ceiling`.
 #include "convolve_device.cuh"
 #include "kernel_timing.hpp"
 

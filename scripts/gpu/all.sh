@@ -136,7 +136,7 @@ if step pipeline; then
 fi
 if step graphs; then
     # Resident frames with CUDA graphs off and on, interleaved (not in the default steps: about a minute).
-    timeout 200 $run_prod scripts/gpu/graphs-resident.sh ${GRAPH_ROUNDS:-3} >"$out/graphs-resident.md" 2>&1
+    timeout 200 $run_prod bench/tools/graphs-resident.sh ${GRAPH_ROUNDS:-3} >"$out/graphs-resident.md" 2>&1
     summary+=("graphs-resident: rc=$?")
 fi
 if step soak; then

@@ -70,7 +70,7 @@ template <int K> struct InterleavedSeparableParams {
 // starts 16 − RA pixels left of the tile; only the 4-pixel runs of a group inside the tile are stored. The runs of one
 // group are 16 floats apart, so 8 threads of a quarter warp on 8 groups of one row would store into 2 bank quads (4-way
 // conflicts); they take 4 rows × 2 groups instead, which the row stride (S / 4 odd) spreads over the 8 quads, cutting
-// the shared store wavefronts to about a third (Nsight Compute: `scripts/gpu/instruction-mix.sh` on 1080p RGB 5 × 5).
+// the shared store wavefronts to about a third (Nsight Compute: `bench/tools/instruction-mix.sh` on 1080p RGB 5 × 5).
 template <int C, int K, int GP>
 __device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int oy, float* tile) {
     using Cfg = InterleavedConfig<K>;

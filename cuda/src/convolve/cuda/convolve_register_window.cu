@@ -12,7 +12,7 @@
 //
 // Why: at small K the shared-memory kernels spend most of their instructions outside the arithmetic (tile stores,
 // shared loads, barriers, halo rows; e.g. the interleaved direct kernel at 4K RGBA 5 × 5 is issue-bound with well
-// under half its instructions FMAs: `scripts/gpu/instruction-mix.sh`). Here a filtered sample costs its FMAs plus a
+// under half its instructions FMAs: `bench/tools/instruction-mix.sh`). Here a filtered sample costs its FMAs plus a
 // conversion, a shuffle and its rounding. Direct plans at K = 5 (25 FMA per sample) take it for one channel only:
 // for colour the shared-memory kernels measure faster.
 //

@@ -28,14 +28,15 @@
 // arithmetic; this one issues about a third fewer instructions, most of them FMAs. 256 threads with 16 outputs a run
 // (with 32 outputs a run the instruction cache stalls), edge bytes staged by the whole block, 4 blocks per SM and
 // cp.async staging are each chosen with `bench-convolve --size 3840x2160 --ks 15,31` (build-bench); the instruction
-// mix is read with `scripts/gpu/instruction-mix.sh`. Words are staged by one multiply and a cp.async from a place
+// mix is read with `bench/tools/instruction-mix.sh`. Words are staged by one multiply and a cp.async from a place
 // computed once (chunks inside the frame), and the column pass stores its words after its roundings.
 // The grid is 1-D, the edge strips' blocks first and, in one wave, in shorter segments (bytesPieces): edge blocks run
 // longest (their byte staging), the blocks an SM holds end in the order they were dispatched, and the oldest warps are
-// issued first, so the longest blocks start first (block times: scripts/gpu/separable-block-times).
+// issued first, so the longest blocks start first (timed with `bench-convolve --size 3840x2160 --ks 15,31`; separable
+// variant 10 takes even segments).
 // Colour frames are bound by shared memory, mostly bank-conflict replays of the row pass's sample stores: hence the
 // copied channel known at compile time (SKIP) and the row-pass lanes turning channel by quarter warp (laneChannel).
-// `scripts/gpu/launch-tool.sh separable-ceiling` times the bound a bit-exact separable u8 filter could reach (each
+// `bench/tools/launch-tool.sh separable-ceiling` times the bound a bit-exact separable u8 filter could reach (each
 // output's own work only: no halo, no shared memory, no recomputed rows), for comparison with this kernel.
 //
 // Words not wholly inside the frame (the strips at its left and right edges) are built byte by byte through
@@ -483,7 +484,7 @@ void launchBytesK(const ConvFrame& frame, const float* row, const float* column,
 // from 4 Mpixel, at K = 15 from 1.5 Mpixel, at K = 31 below 4 Mpixel; packed RGB at K = 31 below 4 Mpixel, at K = 9
 // below 1.5 Mpixel, at K = 7 and 15 below 1.5 Mpixel and from 4 Mpixel. Chosen with `bench-convolve --ks 7,9,15,31`
 // at 1280x720, 1920x1080 and 3840x2160 (build-bench; separable variants 8 and 9 force two barriers and one), with the
-// waves launchBytesC takes; `scripts/gpu/separable-colour-check.sh bench base` times it against a base build.
+// waves launchBytesC takes.
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k <= 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
@@ -575,8 +576,7 @@ int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, 
 
 // An edge block's words outside the row are built byte by byte, C words a row, so its chunks cost more than an inner
 // block's: 1 + 0.1 a channel, chosen with `bench-convolve --size 1920x1080 --ks 15,31` and `--size 3840x2160`
-// (build-bench; separable variant 10 takes even segments), the edge blocks' times read with
-// scripts/gpu/separable-block-times.
+// (build-bench; separable variant 10 takes even segments).
 double bytesEdgeChunkCost(int channels) {
     return 1.0 + 0.1 * channels;
 }

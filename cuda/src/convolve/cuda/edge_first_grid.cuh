@@ -3,8 +3,8 @@
 // A 1-D grid of blocks each walking a strip of the frame down a segment of rows, where the strips whose source span
 // reaches outside the row (strip 0, and those from rightEdge) cost more than the others: their blocks come first, row
 // by row of segments, then the inner strips' (1 … rightEdge − 1). An SM starts the blocks it holds in grid order and
-// issues the oldest warps first, so the longest blocks do not end last (each block's start and end on the SMs:
-// scripts/gpu/separable-block-times).
+// issues the oldest warps first, so the longest blocks do not end last (timed with `bench-convolve --size 3840x2160
+// --ks 15,31`, scripts/gpu/build-bench.sh).
 #include <cudafilters/border.hpp>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 # Resident frames with CUDA graphs off and on (CUDAFILTERS_CUDA_GRAPHS=0 / unset), interleaved rounds: gst-launch-1.0
 # of `cudaupload ! imagefreeze num-buffers=N ! ELEMENT ! video/x-raw(memory:CUDAMemory) ! fakesink`, wall and CPU
 # seconds from bash's `time`, the start-up (the same pipeline with one frame) subtracted. Prints a Markdown table.
-#   scripts/gpu/graphs-resident.sh [rounds] [frames]      (GST_PLUGIN_PATH and the runtime from the caller: run it
+#   bench/tools/graphs-resident.sh [rounds] [frames]      (GST_PLUGIN_PATH and the runtime from the caller: run it
 #                                                          under .gpu-bundle/run with the plugin on the path)
 # Elements and sizes: the `cases` array below, "WxH FORMAT | element and properties"; `identity` is the baseline (the
 # pipeline without a filter; the graphs setting does not touch it).

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds one of the standalone GPU probes in bench/launch with nvcc alone (meant for the GPU host) and runs it:
-#   scripts/gpu/launch-tool.sh NAME [output-dir] [-- NAME's arguments]       (default output-dir: build-bench)
+#   bench/tools/launch-tool.sh NAME [output-dir] [-- NAME's arguments]       (default output-dir: build-bench)
 # NAME: separable-ceiling (the best a bit-exact separable filter of u8 frames could reach, timed as bench-convolve
 # times ours), pcie-devices (duplex pinned copies on one GPU, then on every GPU at once).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-name=${1:?usage: scripts/gpu/launch-tool.sh NAME [output-dir] [-- arguments]}
+name=${1:?usage: bench/tools/launch-tool.sh NAME [output-dir] [-- arguments]}
 shift
 source=bench/launch/${name//-/_}.cu
 [[ -f $source ]] || { echo "launch-tool: no $source" >&2; exit 2; }

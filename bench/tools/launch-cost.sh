@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds and runs bench/launch/launch_cost.cu with nvcc alone (meant for the GPU host). Output: host µs per call.
-#   scripts/gpu/launch-cost.sh [output-dir]        (default: build-bench)
+#   bench/tools/launch-cost.sh [output-dir]        (default: build-bench)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-build-bench}
