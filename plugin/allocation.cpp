@@ -99,6 +99,97 @@ gboolean gst_cuda_filter_propose_allocation(GstBaseTransform* trans, GstQuery* d
     return TRUE;
 }
 
+// The pool downstream offered in the allocation query (if any), with the size and counts our output needs.
+struct OutputPool {
+    GstBufferPool* pool = nullptr;  // owned: each step below unrefs it or hands it on
+    guint size = 0, min = 0, max = 0;
+    bool havePool = false;  // the query holds a pool at index 0 (replaced rather than added)
+};
+
+// Puts our pool in the query: in place of downstream's, or as the only one.
+static void set_output_pool(GstQuery* query, const OutputPool& out) {
+    if (out.havePool) gst_query_set_nth_allocation_pool(query, 0, out.pool, out.size, out.min, out.max);
+    else gst_query_add_allocation_pool(query, out.pool, out.size, out.min, out.max);
+}
+
+#ifdef CUDAFILTERS_HAVE_GST_CUDA
+// Output in CUDA memory: the pool chosen and put in the query; downstream fenced when it takes the fence meta.
+static gboolean decide_cuda_memory_allocation(GstCudaFilter* self, StreamState& st, GstQuery* query, GstCaps* caps,
+                                              OutputPool out) {
+    if (!st.cudaContext) {
+        if (out.pool) gst_object_unref(out.pool);
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("memory:CUDAMemory negotiated without a CUDA context"), (nullptr));
+        return FALSE;
+    }
+    // Downstream's pool when it is CUDA memory of our context (a neighbour of ours, cudadownload), else our own.
+    if (out.pool && !pool_is_cuda_memory_of(out.pool, st.cudaContext.get(), caps)) gst_clear_object(&out.pool);
+    if (out.pool) {
+        GstStructure* config = gst_buffer_pool_get_config(out.pool);
+        gst_buffer_pool_config_set_params(config, caps, out.size, out.min, out.max);
+        gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+        if (!gst_buffer_pool_set_config(out.pool, config)) gst_clear_object(&out.pool);
+    }
+    if (out.pool) {
+        GstStructure* config = gst_buffer_pool_get_config(out.pool);
+        gst_buffer_pool_config_get_params(config, nullptr, &out.size, nullptr, nullptr);
+        gst_structure_free(config);
+    } else {
+        out.pool = cuda_memory_pool_new(st.cudaContext.get(), caps, out.min, out.max, &out.size);
+    }
+    if (!out.pool) {
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create a CUDA memory buffer pool"), (nullptr));
+        return FALSE;
+    }
+    st.fenceDownstream = gst_query_find_allocation_meta(query, frame_fence_meta_api_get_type(), nullptr);
+    GST_DEBUG_OBJECT(self, "output in CUDA memory%s",
+                     st.fenceDownstream ? ", pushed with a fence before its work ends" : ", pushed complete");
+    set_output_pool(query, out);
+    gst_object_unref(out.pool);
+    return TRUE;
+}
+#endif
+
+// Output in host memory: the pool chosen and put in the query, with its allocator.
+static gboolean decide_host_memory_allocation(GstCudaFilter* self, StreamState& st, GstQuery* query, GstCaps* caps,
+                                              OutputPool out) {
+    // With CUDA the download should land in pinned memory; downstream's pool is used when it is pinned or the
+    // backend is the CPU.
+    const bool wantPinned = st.executor && st.executor->backend() == Backend::Cuda;
+    if (out.pool && wantPinned && !pool_is_pinned(out.pool)) {
+        GST_DEBUG_OBJECT(self, "downstream pool is not pinned; using our own");
+        gst_object_unref(out.pool);
+        out.pool = nullptr;
+        out.max = 0;
+    }
+    if (out.pool) {
+        GstStructure* config = gst_buffer_pool_get_config(out.pool);
+        gst_buffer_pool_config_set_params(config, caps, out.size, out.min, out.max);
+        if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
+            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+        if (!gst_buffer_pool_set_config(out.pool, config)) {
+            gst_object_unref(out.pool);
+            out.pool = nullptr;
+        }
+    }
+    if (!out.pool) out.pool = new_pool(wantPinned, caps, out.size, out.min, out.max);
+    if (!out.pool) {
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create an output buffer pool"), (nullptr));
+        return FALSE;
+    }
+    set_output_pool(query, out);
+
+    GstStructure* config = gst_buffer_pool_get_config(out.pool);
+    GstAllocator* allocator = nullptr;
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    gst_buffer_pool_config_get_allocator(config, &allocator, &params);
+    if (gst_query_get_n_allocation_params(query) > 0) gst_query_set_nth_allocation_param(query, 0, allocator, &params);
+    else gst_query_add_allocation_param(query, allocator, &params);
+    gst_structure_free(config);
+    gst_object_unref(out.pool);
+    return TRUE;
+}
+
 gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* query) {
     auto* self = GST_CUDA_FILTER(trans);
     StreamState& st = stream_state(self);
@@ -108,84 +199,15 @@ gboolean gst_cuda_filter_decide_allocation(GstBaseTransform* trans, GstQuery* qu
     if (!caps || !gst_video_info_from_caps(&info, caps)) return FALSE;
 
     st.fenceDownstream = false;
-    GstBufferPool* pool = nullptr;
-    guint size = guint(GST_VIDEO_INFO_SIZE(&info)), min = 0, max = 0;
-    const bool havePool = gst_query_get_n_allocation_pools(query) > 0;
-    if (havePool) gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
-    size = MAX(size, guint(GST_VIDEO_INFO_SIZE(&info)));
-    min = MAX(min, guint(st.depth + 1));  // the frames in flight hold output buffers too
+    OutputPool out;
+    out.size = guint(GST_VIDEO_INFO_SIZE(&info));
+    out.havePool = gst_query_get_n_allocation_pools(query) > 0;
+    if (out.havePool) gst_query_parse_nth_allocation_pool(query, 0, &out.pool, &out.size, &out.min, &out.max);
+    out.size = MAX(out.size, guint(GST_VIDEO_INFO_SIZE(&info)));
+    out.min = MAX(out.min, guint(st.depth + 1));  // the frames in flight hold output buffers too
 
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
-    if (caps_are_cuda_memory(caps)) {
-        if (!st.cudaContext) {
-            if (pool) gst_object_unref(pool);
-            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("memory:CUDAMemory negotiated without a CUDA context"), (nullptr));
-            return FALSE;
-        }
-        // Downstream's pool when it is CUDA memory of our context (a neighbour of ours, cudadownload), else our own.
-        if (pool && !pool_is_cuda_memory_of(pool, st.cudaContext.get(), caps)) gst_clear_object(&pool);
-        if (pool) {
-            GstStructure* config = gst_buffer_pool_get_config(pool);
-            gst_buffer_pool_config_set_params(config, caps, size, min, max);
-            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-            if (!gst_buffer_pool_set_config(pool, config)) gst_clear_object(&pool);
-        }
-        if (pool) {
-            GstStructure* config = gst_buffer_pool_get_config(pool);
-            gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
-            gst_structure_free(config);
-        } else {
-            pool = cuda_memory_pool_new(st.cudaContext.get(), caps, min, max, &size);
-        }
-        if (!pool) {
-            GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create a CUDA memory buffer pool"), (nullptr));
-            return FALSE;
-        }
-        st.fenceDownstream = gst_query_find_allocation_meta(query, frame_fence_meta_api_get_type(), nullptr);
-        GST_DEBUG_OBJECT(self, "output in CUDA memory%s",
-                         st.fenceDownstream ? ", pushed with a fence before its work ends" : ", pushed complete");
-        if (havePool) gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
-        else gst_query_add_allocation_pool(query, pool, size, min, max);
-        gst_object_unref(pool);
-        return TRUE;
-    }
+    if (caps_are_cuda_memory(caps)) return decide_cuda_memory_allocation(self, st, query, caps, out);
 #endif
-
-    // With CUDA the download should land in pinned memory; downstream's pool is used when it is pinned or the
-    // backend is the CPU.
-    const bool wantPinned = st.executor && st.executor->backend() == Backend::Cuda;
-    if (pool && wantPinned && !pool_is_pinned(pool)) {
-        GST_DEBUG_OBJECT(self, "downstream pool is not pinned; using our own");
-        gst_object_unref(pool);
-        pool = nullptr;
-        max = 0;
-    }
-    if (pool) {
-        GstStructure* config = gst_buffer_pool_get_config(pool);
-        gst_buffer_pool_config_set_params(config, caps, size, min, max);
-        if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
-            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-        if (!gst_buffer_pool_set_config(pool, config)) {
-            gst_object_unref(pool);
-            pool = nullptr;
-        }
-    }
-    if (!pool) pool = new_pool(wantPinned, caps, size, min, max);
-    if (!pool) {
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create an output buffer pool"), (nullptr));
-        return FALSE;
-    }
-    if (havePool) gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
-    else gst_query_add_allocation_pool(query, pool, size, min, max);
-
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    GstAllocator* allocator = nullptr;
-    GstAllocationParams params;
-    gst_allocation_params_init(&params);
-    gst_buffer_pool_config_get_allocator(config, &allocator, &params);
-    if (gst_query_get_n_allocation_params(query) > 0) gst_query_set_nth_allocation_param(query, 0, allocator, &params);
-    else gst_query_add_allocation_param(query, allocator, &params);
-    gst_structure_free(config);
-    gst_object_unref(pool);
-    return TRUE;
+    return decide_host_memory_allocation(self, st, query, caps, out);
 }

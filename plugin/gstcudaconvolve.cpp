@@ -607,8 +607,10 @@ static std::string check_kernel_text(const GValue* value) {
 
 static void gst_cuda_convolve_init(GstCudaConvolve* self) { ConvolveProperties::init(self); }
 
-// The properties, each bound to its member of the settings.
-static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
+using ConvolveBindings = std::vector<PropertyBinding<ConvolveSettings>>;
+
+// The kernel: its text, or a preset with its size and sigma.
+static ConvolveBindings gst_cuda_convolve_kernel_bindings() {
     /**
      * GstCudaConvolve:kernel:
      *
@@ -621,7 +623,7 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
      *
      * Controllable: a GstDirectControlBinding maps control values 0 to 1 over the presets in their order.
      */
-    ConvolveProperties::install(gobject_class, {
+    return {
         bind<&ConvolveSettings::kernel>(
             g_param_spec_string("kernel", "Kernel",
                                 "Taps as text, used instead of the preset when set: rows separated by ';', values by "
@@ -643,6 +645,12 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
             g_param_spec_double("sigma", "Sigma",
                                 "Gaussian standard deviation in pixels; 0 = derived from the size as OpenCV does",
                                 0.0, 1000.0, DEFAULT_SIGMA, kControllableFlags)),
+    };
+}
+
+// What is done to each response: the divisor, the bias, the absolute value.
+static ConvolveBindings gst_cuda_convolve_normalisation_bindings() {
+    return {
         bind<&ConvolveSettings::divisor>(
             g_param_spec_double("divisor", "Divisor",
                                 "Responses are divided by this; 0 = automatic (the preset's, or the sum of the taps, "
@@ -658,6 +666,12 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                                  "Output |result + bias| instead of clamping negative results to 0 (gradient "
                                  "presets always do)",
                                  DEFAULT_ABSOLUTE, kLiveFlags)),
+    };
+}
+
+// How samples outside the frame are made up.
+static ConvolveBindings gst_cuda_convolve_border_bindings() {
+    return {
         bind<&ConvolveSettings::border>(
             g_param_spec_enum("border", "Border",
                               "How samples outside the frame are made up: replicate the edge sample (aaa|abcd|ddd), "
@@ -670,6 +684,12 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                                 "Sample value outside the frame with border=constant, in stored sample units (0-255 for "
                                 "8-bit, 0-1023 for I420_10LE, 0-65535 for 16-bit formats and P010_10LE)",
                                 0.0, 65535.0, DEFAULT_BORDER_VALUE, kControllableFlags)),
+    };
+}
+
+// How a bank is combined, the algorithm, the planes filtered and what the element writes.
+static ConvolveBindings gst_cuda_convolve_output_bindings() {
+    return {
         bind<&ConvolveSettings::combine>(
             g_param_spec_enum("combine", "Combine",
                               "How the responses of a bank of kernels (kernel text with '|') become one sample: "
@@ -704,7 +724,18 @@ static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
                               "for all)",
                               gst_cuda_convolve_output_get_type(), DEFAULT_OUTPUT, kReadyFlags),
             nullptr, "it changes the caps and can be set in the NULL or READY state only"),
-    });
+    };
+}
+
+// The properties, each bound to its member of the settings; the ids are their positions from 1, in this order.
+static void gst_cuda_convolve_install_properties(GObjectClass* gobject_class) {
+    ConvolveBindings bindings;
+    for (ConvolveBindings (*group)() : {gst_cuda_convolve_kernel_bindings, gst_cuda_convolve_normalisation_bindings,
+                                        gst_cuda_convolve_border_bindings, gst_cuda_convolve_output_bindings}) {
+        const ConvolveBindings part = group();
+        bindings.insert(bindings.end(), part.begin(), part.end());
+    }
+    ConvolveProperties::install(gobject_class, std::move(bindings));
 }
 
 static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {

@@ -686,16 +686,8 @@ static void gst_cuda_filter_init(GstCudaFilter* self) {
     gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
 }
 
-static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
-    GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
-    GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-
-    GST_DEBUG_CATEGORY_INIT(gst_cuda_filter_debug, "cudafilter", 0, "CUDA video filter base");
-
-    gobject_class->set_property = gst_cuda_filter_set_property;
-    gobject_class->get_property = gst_cuda_filter_get_property;
-    gobject_class->finalize = gst_cuda_filter_finalize;
-
+// The base class's properties, shared by every element: backend, cuda-device-id, pipeline-depth, active-backend.
+static void gst_cuda_filter_install_properties(GObjectClass* gobject_class) {
     /**
      * GstCudaFilter:backend:
      *
@@ -741,15 +733,18 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
         g_param_spec_string("active-backend", "Active backend",
                             "Backend in use while running: cuda, cpu, or none when stopped", "none",
                             GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+}
 
+// The always sink and src pads, with the base formats in system memory (and CUDA memory where built with it).
+static void gst_cuda_filter_add_pad_templates(GstElementClass* element_class) {
     GstCaps* caps = gst_cuda_filter_template_caps(nullptr);
-    gst_element_class_add_pad_template(GST_ELEMENT_CLASS(klass),
-                                       gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-    gst_element_class_add_pad_template(GST_ELEMENT_CLASS(klass),
-                                       gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
     gst_caps_unref(caps);
+}
 
-    GST_ELEMENT_CLASS(klass)->set_context = gst_cuda_filter_set_context;
+// The GstBaseTransform vfuncs: frames go through submit_input_buffer / generate_output.
+static void gst_cuda_filter_set_transform_vfuncs(GstBaseTransformClass* trans_class) {
     trans_class->passthrough_on_same_caps = FALSE;
     trans_class->transform_ip_on_passthrough = FALSE;
     trans_class->start = gst_cuda_filter_start;
@@ -770,6 +765,23 @@ static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
     // `transform` as always-in-place: it then skips decide_allocation and proxies allocation queries, so the
     // output would come from plain system memory and upstream would never be offered the pinned pool.
     trans_class->transform = gst_cuda_filter_transform_unused;
+}
+
+static void gst_cuda_filter_class_init(GstCudaFilterClass* klass) {
+    GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+    GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+    GST_DEBUG_CATEGORY_INIT(gst_cuda_filter_debug, "cudafilter", 0, "CUDA video filter base");
+
+    gobject_class->set_property = gst_cuda_filter_set_property;
+    gobject_class->get_property = gst_cuda_filter_get_property;
+    gobject_class->finalize = gst_cuda_filter_finalize;
+    gst_cuda_filter_install_properties(gobject_class);
+
+    gst_cuda_filter_add_pad_templates(GST_ELEMENT_CLASS(klass));
+
+    GST_ELEMENT_CLASS(klass)->set_context = gst_cuda_filter_set_context;
+    gst_cuda_filter_set_transform_vfuncs(trans_class);
 
     gst_type_mark_as_plugin_api(GST_TYPE_CUDA_FILTER, GstPluginAPIFlags(0));
     gst_type_mark_as_plugin_api(GST_TYPE_CUDA_FILTER_BACKEND, GstPluginAPIFlags(0));

@@ -74,6 +74,152 @@ bool factorise(const Kernel2D& k, std::vector<float>& column, std::vector<float>
     return true;
 }
 
+// The checks on the scalar inputs, made before any kernel is looked at.
+void validateScalars(const ConvolveDesc& desc, int inputChannels) {
+    if (inputChannels < 1 || inputChannels > 4)
+        throw InvalidArgument("images have 1 to 4 channels, not " + std::to_string(inputChannels));
+    requireFinite(desc.divisor, "divisor");
+    requireFinite(desc.bias, "bias");
+    requireFinite(desc.borderValue, "border value");
+}
+
+// A row and a column given: both present, valid, no bank beside them and filter mode.
+void validateSeparable(const ConvolveDesc& desc) {
+    if (!desc.kernels.empty()) throw InvalidArgument("give either kernels or a row and a column, not both");
+    if (desc.row.empty() || desc.column.empty())
+        throw InvalidArgument(std::string("separable kernel has no ") + (desc.row.empty() ? "row" : "column"));
+    Kernel2D rowKernel{int(desc.row.size()), 1, desc.row};
+    Kernel2D columnKernel{1, int(desc.column.size()), desc.column};
+    validateKernel(rowKernel, "separable row");
+    validateKernel(columnKernel, "separable column");
+    if (desc.mode != ConvolveMode::Filter) throw InvalidArgument("a separable kernel works in filter mode only");
+}
+
+// A bank given: at least one kernel, each valid, all of one size.
+void validateBank(const ConvolveDesc& desc) {
+    if (desc.kernels.empty()) throw InvalidArgument("no kernel given");
+    for (std::size_t i = 0; i < desc.kernels.size(); ++i)
+        validateKernel(desc.kernels[i], kernelName(i, desc.kernels.size()));
+    for (std::size_t i = 1; i < desc.kernels.size(); ++i)
+        if (desc.kernels[i].width != desc.kernels[0].width || desc.kernels[i].height != desc.kernels[0].height)
+            throw InvalidArgument("kernel " + std::to_string(i + 1) + " is " + std::to_string(desc.kernels[i].width) +
+                                  "x" + std::to_string(desc.kernels[i].height) + " but kernel 1 is " +
+                                  std::to_string(desc.kernels[0].width) + "x" +
+                                  std::to_string(desc.kernels[0].height) + "; a bank needs one size");
+}
+
+// The plan's fields copied from the description, before any kernel is planned.
+void copySettings(ConvolvePlan& plan, const ConvolveDesc& desc, SampleType type, int inputChannels, SampleBits bits) {
+    plan.mode = desc.mode;
+    plan.bias = static_cast<float>(desc.bias);
+    plan.absolute = desc.absolute;
+    plan.border = desc.border;
+    plan.borderValue = static_cast<float>(desc.borderValue);
+    plan.type = type;
+    plan.bits = resolveBits(type, bits);
+    plan.inputChannels = inputChannels;
+    plan.combine = desc.combine;
+    plan.algorithm = desc.algorithm;
+}
+
+// Filter mode with a given row and column: the full kernel is their outer product, the divisor folded into the column.
+void planGivenSeparable(ConvolvePlan& plan, const ConvolveDesc& desc) {
+    Kernel2D k;
+    k.width = int(desc.row.size());
+    k.height = int(desc.column.size());
+    k.taps.resize(std::size_t(k.width) * k.height);
+    double sum = 0;
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x) {
+            const double t = double(desc.column[y]) * desc.row[x];
+            k.taps[std::size_t(y) * k.width + x] = static_cast<float>(t);
+            sum += t;
+        }
+    const double divisor = desc.divisor != 0 ? desc.divisor : autoDivisor(sum);
+    plan.kernels.push_back(k);
+    plan.row = desc.row;
+    plan.column = desc.column;
+    for (float& t : plan.column) t = static_cast<float>(t / divisor);
+    scaleTaps(plan.kernels[0], divisor);
+    plan.separable = true;
+}
+
+// Filter mode with a bank: each kernel divided by its divisor; a single kernel is made separable where it factorises.
+void planBank(ConvolvePlan& plan, const ConvolveDesc& desc) {
+    for (const Kernel2D& k : desc.kernels) {
+        Kernel2D scaled = k;
+        scaleTaps(scaled, desc.divisor != 0 ? desc.divisor : autoDivisor(tapSum(k)));
+        plan.kernels.push_back(std::move(scaled));
+    }
+    if (plan.kernels.size() == 1) {
+        std::vector<float> column, row;
+        // Factorise the undivided taps so integer kernels keep integer factors (exact arithmetic);
+        // the divisor is folded into the column.
+        if (factorise(desc.kernels[0], column, row)) {
+            const double divisor = desc.divisor != 0 ? desc.divisor : autoDivisor(tapSum(desc.kernels[0]));
+            for (float& t : column) t = static_cast<float>(t / divisor);
+            plan.column = std::move(column);
+            plan.row = std::move(row);
+            plan.separable = true;
+        }
+    }
+}
+
+// Filter mode's output channels: one per kernel with combine=channels, else as many as the input has.
+void planFilterOutputs(ConvolvePlan& plan, int inputChannels) {
+    if (plan.combine == Combine::Channels) {
+        if (inputChannels != 1)
+            throw InvalidArgument("combine=channels writes one output channel per kernel and needs a "
+                                  "single-channel input, not " + std::to_string(inputChannels) + " channels");
+        if (plan.kernels.size() > 4)
+            throw InvalidArgument("combine=channels supports at most 4 kernels, got " +
+                                  std::to_string(plan.kernels.size()));
+        plan.outputChannels = int(plan.kernels.size());
+        plan.channelMask = (1u << plan.outputChannels) - 1;
+        plan.separable = false;
+    } else {
+        plan.outputChannels = inputChannels;
+    }
+}
+
+// Filter mode: the channel masks, then the kernels (given separable or a bank), then the output channels.
+void planFilter(ConvolvePlan& plan, const ConvolveDesc& desc, int inputChannels, bool givenSeparable) {
+    const unsigned channelBits = (1u << inputChannels) - 1;
+    if (desc.channelMask & ~0xFu)
+        throw InvalidArgument("channel mask " + std::to_string(desc.channelMask) + " names channels beyond 4");
+    plan.channelMask = desc.channelMask & channelBits;
+    plan.copyMask = desc.copyMask & channelBits & ~plan.channelMask;
+    if (givenSeparable)
+        planGivenSeparable(plan, desc);
+    else
+        planBank(plan, desc);
+    planFilterOutputs(plan, inputChannels);
+}
+
+// Multi-channel mode: outputs × inputChannels kernels, each output's kernels sharing one divisor.
+void planMultiChannel(ConvolvePlan& plan, const ConvolveDesc& desc, int inputChannels) {
+    if (desc.outputs < 1 || desc.outputs > 4)
+        throw InvalidArgument("multi-channel mode makes 1 to 4 outputs, not " + std::to_string(desc.outputs));
+    const std::size_t expected = std::size_t(desc.outputs) * inputChannels;
+    if (desc.kernels.size() != expected)
+        throw InvalidArgument("multi-channel mode with " + std::to_string(desc.outputs) + " outputs and " +
+                              std::to_string(inputChannels) + " input channels needs " + std::to_string(expected) +
+                              " kernels, got " + std::to_string(desc.kernels.size()));
+    for (int m = 0; m < desc.outputs; ++m) {
+        double sum = 0;
+        for (int c = 0; c < inputChannels; ++c) sum += tapSum(desc.kernels[std::size_t(m) * inputChannels + c]);
+        const double divisor = desc.divisor != 0 ? desc.divisor : autoDivisor(sum);
+        for (int c = 0; c < inputChannels; ++c) {
+            Kernel2D scaled = desc.kernels[std::size_t(m) * inputChannels + c];
+            scaleTaps(scaled, divisor);
+            plan.kernels.push_back(std::move(scaled));
+        }
+    }
+    plan.outputChannels = desc.outputs;
+    plan.channelMask = (1u << desc.outputs) - 1;
+    plan.combine = Combine::Sum;
+}
+
 }  // namespace
 
 bool ConvolvePlan::isIdentity() const {
@@ -98,133 +244,25 @@ bool ConvolvePlan::sameShape(const ConvolvePlan& other) const {
 }
 
 ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int inputChannels, SampleBits bits) {
-    if (inputChannels < 1 || inputChannels > 4)
-        throw InvalidArgument("images have 1 to 4 channels, not " + std::to_string(inputChannels));
-    requireFinite(desc.divisor, "divisor");
-    requireFinite(desc.bias, "bias");
-    requireFinite(desc.borderValue, "border value");
+    validateScalars(desc, inputChannels);
 
     ConvolvePlan plan;
-    plan.mode = desc.mode;
-    plan.bias = static_cast<float>(desc.bias);
-    plan.absolute = desc.absolute;
-    plan.border = desc.border;
-    plan.borderValue = static_cast<float>(desc.borderValue);
-    plan.type = type;
-    plan.bits = resolveBits(type, bits);
-    plan.inputChannels = inputChannels;
-    plan.combine = desc.combine;
-    plan.algorithm = desc.algorithm;
+    copySettings(plan, desc, type, inputChannels, bits);
 
     const bool givenSeparable = !desc.row.empty() || !desc.column.empty();
-    if (givenSeparable) {
-        if (!desc.kernels.empty())
-            throw InvalidArgument("give either kernels or a row and a column, not both");
-        if (desc.row.empty() || desc.column.empty())
-            throw InvalidArgument(std::string("separable kernel has no ") + (desc.row.empty() ? "row" : "column"));
-        Kernel2D rowKernel{int(desc.row.size()), 1, desc.row};
-        Kernel2D columnKernel{1, int(desc.column.size()), desc.column};
-        validateKernel(rowKernel, "separable row");
-        validateKernel(columnKernel, "separable column");
-        if (desc.mode != ConvolveMode::Filter) throw InvalidArgument("a separable kernel works in filter mode only");
-    } else {
-        if (desc.kernels.empty()) throw InvalidArgument("no kernel given");
-        for (std::size_t i = 0; i < desc.kernels.size(); ++i)
-            validateKernel(desc.kernels[i], kernelName(i, desc.kernels.size()));
-        for (std::size_t i = 1; i < desc.kernels.size(); ++i)
-            if (desc.kernels[i].width != desc.kernels[0].width || desc.kernels[i].height != desc.kernels[0].height)
-                throw InvalidArgument("kernel " + std::to_string(i + 1) + " is " +
-                                      std::to_string(desc.kernels[i].width) + "x" +
-                                      std::to_string(desc.kernels[i].height) + " but kernel 1 is " +
-                                      std::to_string(desc.kernels[0].width) + "x" +
-                                      std::to_string(desc.kernels[0].height) + "; a bank needs one size");
-    }
+    if (givenSeparable)
+        validateSeparable(desc);
+    else
+        validateBank(desc);
     if (desc.divisor != 0 && std::fabs(desc.divisor) < 1e-30) throw InvalidArgument("divisor is too close to 0");
 
     switch (desc.mode) {
-    case ConvolveMode::Filter: {
-        const unsigned channelBits = (1u << inputChannels) - 1;
-        if (desc.channelMask & ~0xFu)
-            throw InvalidArgument("channel mask " + std::to_string(desc.channelMask) + " names channels beyond 4");
-        plan.channelMask = desc.channelMask & channelBits;
-        plan.copyMask = desc.copyMask & channelBits & ~plan.channelMask;
-        if (givenSeparable) {
-            Kernel2D k;
-            k.width = int(desc.row.size());
-            k.height = int(desc.column.size());
-            k.taps.resize(std::size_t(k.width) * k.height);
-            double sum = 0;
-            for (int y = 0; y < k.height; ++y)
-                for (int x = 0; x < k.width; ++x) {
-                    const double t = double(desc.column[y]) * desc.row[x];
-                    k.taps[std::size_t(y) * k.width + x] = static_cast<float>(t);
-                    sum += t;
-                }
-            const double divisor = desc.divisor != 0 ? desc.divisor : autoDivisor(sum);
-            plan.kernels.push_back(k);
-            plan.row = desc.row;
-            plan.column = desc.column;
-            for (float& t : plan.column) t = static_cast<float>(t / divisor);
-            scaleTaps(plan.kernels[0], divisor);
-            plan.separable = true;
-        } else {
-            for (const Kernel2D& k : desc.kernels) {
-                Kernel2D scaled = k;
-                scaleTaps(scaled, desc.divisor != 0 ? desc.divisor : autoDivisor(tapSum(k)));
-                plan.kernels.push_back(std::move(scaled));
-            }
-            if (plan.kernels.size() == 1) {
-                std::vector<float> column, row;
-                // Factorise the undivided taps so integer kernels keep integer factors (exact arithmetic);
-                // the divisor is folded into the column.
-                if (factorise(desc.kernels[0], column, row)) {
-                    const double divisor =
-                        desc.divisor != 0 ? desc.divisor : autoDivisor(tapSum(desc.kernels[0]));
-                    for (float& t : column) t = static_cast<float>(t / divisor);
-                    plan.column = std::move(column);
-                    plan.row = std::move(row);
-                    plan.separable = true;
-                }
-            }
-        }
-        if (plan.combine == Combine::Channels) {
-            if (inputChannels != 1)
-                throw InvalidArgument("combine=channels writes one output channel per kernel and needs a "
-                                      "single-channel input, not " + std::to_string(inputChannels) + " channels");
-            if (plan.kernels.size() > 4)
-                throw InvalidArgument("combine=channels supports at most 4 kernels, got " +
-                                      std::to_string(plan.kernels.size()));
-            plan.outputChannels = int(plan.kernels.size());
-            plan.channelMask = (1u << plan.outputChannels) - 1;
-            plan.separable = false;
-        } else {
-            plan.outputChannels = inputChannels;
-        }
+    case ConvolveMode::Filter:
+        planFilter(plan, desc, inputChannels, givenSeparable);
         break;
-    }
-    case ConvolveMode::MultiChannel: {
-        if (desc.outputs < 1 || desc.outputs > 4)
-            throw InvalidArgument("multi-channel mode makes 1 to 4 outputs, not " + std::to_string(desc.outputs));
-        const std::size_t expected = std::size_t(desc.outputs) * inputChannels;
-        if (desc.kernels.size() != expected)
-            throw InvalidArgument("multi-channel mode with " + std::to_string(desc.outputs) + " outputs and " +
-                                  std::to_string(inputChannels) + " input channels needs " +
-                                  std::to_string(expected) + " kernels, got " + std::to_string(desc.kernels.size()));
-        for (int m = 0; m < desc.outputs; ++m) {
-            double sum = 0;
-            for (int c = 0; c < inputChannels; ++c) sum += tapSum(desc.kernels[std::size_t(m) * inputChannels + c]);
-            const double divisor = desc.divisor != 0 ? desc.divisor : autoDivisor(sum);
-            for (int c = 0; c < inputChannels; ++c) {
-                Kernel2D scaled = desc.kernels[std::size_t(m) * inputChannels + c];
-                scaleTaps(scaled, divisor);
-                plan.kernels.push_back(std::move(scaled));
-            }
-        }
-        plan.outputChannels = desc.outputs;
-        plan.channelMask = (1u << desc.outputs) - 1;
-        plan.combine = Combine::Sum;
+    case ConvolveMode::MultiChannel:
+        planMultiChannel(plan, desc, inputChannels);
         break;
-    }
     }
     if (plan.kernels.size() == 1 && plan.combine != Combine::Channels) plan.combine = Combine::Sum;
     plan.kernelWidth = plan.kernels[0].width;
