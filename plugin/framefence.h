@@ -4,7 +4,10 @@
 // element that writes a frame attaches a FrameFenceMeta with a fence on that work (a CUDA event recorded after it);
 // the next element of ours makes its own stream wait on the fence, so no host thread waits between the two. A
 // downstream element asks for this by listing the meta's API in its answer to the ALLOCATION query; every other
-// consumer (GStreamer 1.22's CUDA memory has no stream to wait on) gets frames whose work is complete.
+// consumer gets frames whose work is complete. GStreamer >= 1.24's alternative, pushing the frame with its memory's
+// stream made to wait for the work (NEED_SYNC), costs each frame a cross-stream wait and another when the pool hands
+// the buffer back, and orders the slots through the pool's one stream: slower at high frame rates
+// (`bench-pipeline --only c-`, one element into CUDA memory), so it is not used.
 #include <gst/gst.h>
 
 #include <memory>
