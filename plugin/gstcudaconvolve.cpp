@@ -742,20 +742,17 @@ static void gst_cuda_convolve_class_init(GstCudaConvolveClass* klass) {
     GST_DEBUG_CATEGORY_INIT(gst_cuda_convolve_debug, "cudaconvolve", 0, "CUDA convolution");
     gst_cuda_convolve_install_properties(G_OBJECT_CLASS(klass));
 
-    GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
     GstCudaFilterClass* filter_class = GST_CUDA_FILTER_CLASS(klass);
-
-    gst_element_class_set_static_metadata(element_class, "CUDA convolution", "Filter/Effect/Video",
-        "Convolves video frames with a preset or custom kernel (or a bank of kernels) on a CUDA GPU, or the CPU",
-        "gst-cuda-filters developers");
-
+    gst_cuda_filter_class_set_metadata(filter_class, "CUDA convolution",
+        "Convolves video frames with a preset or custom kernel (or a bank of kernels) on a CUDA GPU, or the CPU");
     filter_class->make_work = gst_cuda_convolve_make_work;
     filter_class->check_settings = gst_cuda_convolve_check_settings;
     filter_class->transform_formats = gst_cuda_convolve_transform_formats;
 
     // output=channels can write RGBA64_LE (a GRAY16_LE input and 4 kernels): the source pad accepts it too.
     GstCaps* srcCaps = gst_cuda_filter_template_caps("RGBA64_LE");
-    gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, srcCaps));
+    gst_element_class_add_pad_template(GST_ELEMENT_CLASS(klass),
+                                       gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, srcCaps));
     gst_caps_unref(srcCaps);
 
     for (GType type : {gst_cuda_convolve_preset_get_type(), gst_cuda_convolve_border_get_type(),

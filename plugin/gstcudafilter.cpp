@@ -109,6 +109,11 @@ void set_active_backend(GstCudaFilter* self, const char* name, int runningDepth)
 
 }  // namespace gstcudafilters
 
+void gst_cuda_filter_class_set_metadata(GstCudaFilterClass* klass, const char* longname, const char* description) {
+    gst_element_class_set_static_metadata(GST_ELEMENT_CLASS(klass), longname, "Filter/Effect/Video", description,
+                                          "gst-cuda-filters developers");
+}
+
 GstCaps* gst_cuda_filter_template_caps(const char* more_formats) {
     const std::string formats =
         more_formats ? "{ " FORMAT_LIST ", " + std::string(more_formats) + " }" : std::string(VIDEO_FORMATS);

@@ -57,4 +57,8 @@ void gst_cuda_filter_settings_changed(GstCudaFilter* filter);
 // `more_formats` (a comma-separated list, or null) beside the formats every element takes.
 GstCaps* gst_cuda_filter_template_caps(const char* more_formats);
 
+// The element metadata of a subclass: its name and description, with the classification and author every element of
+// the plugin shares.
+void gst_cuda_filter_class_set_metadata(GstCudaFilterClass* klass, const char* longname, const char* description);
+
 G_END_DECLS

@@ -260,13 +260,9 @@ static void gst_cuda_histeq_class_init(GstCudaHistEqClass* klass) {
     GST_DEBUG_CATEGORY_INIT(gst_cuda_histeq_debug, "cudahisteq", 0, "CUDA histogram equalization");
     gst_cuda_histeq_install_properties(G_OBJECT_CLASS(klass));
 
-    GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
     GstCudaFilterClass* filter_class = GST_CUDA_FILTER_CLASS(klass);
-
-    gst_element_class_set_static_metadata(element_class, "CUDA histogram equalization", "Filter/Effect/Video",
-        "Equalizes the histogram of video frames (global or CLAHE, with temporal smoothing) on a CUDA GPU, or the CPU",
-        "gst-cuda-filters developers");
-
+    gst_cuda_filter_class_set_metadata(filter_class, "CUDA histogram equalization",
+        "Equalizes the histogram of video frames (global or CLAHE, with temporal smoothing) on a CUDA GPU, or the CPU");
     filter_class->make_work = gst_cuda_histeq_make_work;
     filter_class->check_settings = gst_cuda_histeq_check_settings;
 
