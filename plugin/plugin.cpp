@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Registers the elements of gst-cuda-filters and, with CUDA, their pinned-memory allocator.
-#include "gstcudaconvolve.h"
-#include "gstcudahisteq.h"
+#include "elements/gstcudaconvolve.h"
+#include "elements/gstcudahisteq.h"
 #ifdef CUDAFILTERS_HAVE_CUDA
-#include "gstcudapinnedallocator.h"
+#include "memory/gstcfpinnedallocator.h"
 #endif
 
 static gboolean plugin_init(GstPlugin* plugin) {
@@ -11,7 +11,7 @@ static gboolean plugin_init(GstPlugin* plugin) {
     ok |= GST_ELEMENT_REGISTER(cudaconvolve, plugin);
     ok |= GST_ELEMENT_REGISTER(cudahisteq, plugin);
 #ifdef CUDAFILTERS_HAVE_CUDA
-    gst_object_unref(gst_cuda_pinned_allocator_get());  // registers it (no CUDA call): findable before any pool exists
+    gst_object_unref(gst_cf_pinned_allocator_get());  // registers it (no CUDA call): findable before any pool exists
 #endif
     return ok;
 }

@@ -4,13 +4,13 @@
 // system memory the 4K figures are PCIe-bound (YUY2 moves 16 bits a pixel, NV12 12); here the frames are already on
 // the device and only the engine calls the elements make per frame are timed:
 //
-//  - cudaconvolve preset=gaussian size=5 planes=all (make_passes() in plugin/gstcudaconvolve.cpp):
+//  - cudaconvolve preset=gaussian size=5 planes=all (make_passes() in plugin/elements/gstcudaconvolve.cpp):
 //      NV12: the luma plane (1 channel, W×H) and the interleaved chroma plane (2 channels, W/2 × H/2), one plan each;
 //      YUY2, UYVY: pass 1 on the Y/chroma pairs view (lumaPairs: W wide, 2 channels, the luma channel filtered and
 //      chroma copied), then pass 2 on the plane as 4-channel W/2-wide macropixels (the chroma channels filtered,
 //      copyMask 0: Y left as pass 1 wrote it).
 //  - cudahisteq mode=clahe, the element's defaults (clip 2, 8×8 tiles, no smoothing, no statistics; make_work() in
-//    plugin/gstcudahisteq.cpp): NV12 the luma plane; YUY2, UYVY the Y/chroma pairs view (HistEqWork::process);
+//    plugin/elements/gstcudahisteq.cpp): NV12 the luma plane; YUY2, UYVY the Y/chroma pairs view (HistEqWork::process);
 //    GRAY16_LE its 16-bit plane (full depth, 65 536 bins); P010_10LE its luma plane (10 bits at bit 6, 1024 bins).
 //    The "+ UV copy" rows add the device-to-device copy of the chroma plane the CUDA executor makes for a plane the
 //    element does not write when the frame is in CUDA memory (packed 4:2:2 carries its chroma through the kernel).
@@ -70,7 +70,7 @@ struct Options {
     reference::Impl check = reference::Impl::Cpu;  // the judge: the CPU backend or the reference
 };
 
-// One memory plane as plugin/planelayout.cpp planeLayouts() derives it from GstVideoFormatInfo (the fields the
+// One memory plane as plugin/base/planelayout.cpp planeLayouts() derives it from GstVideoFormatInfo (the fields the
 // elements read), plus which component each channel holds (0 Y, 1 U, 2 V) to fill frames.
 struct Layout {
     int width = 0;   // pixels per row (macropixels of packed 4:2:2)
@@ -124,7 +124,7 @@ Format gray16(int w, int h) {
     return {"GRAY16_LE", {y}};
 }
 
-// The Y/chroma pairs of a packed 4:2:2 plane view (as plugin/planelayout.cpp lumaPairs()).
+// The Y/chroma pairs of a packed 4:2:2 plane view (as plugin/base/planelayout.cpp lumaPairs()).
 ImageView lumaPairs(const ImageView& plane, const Layout& layout) {
     ImageView pairs = plane;
     pairs.width = layout.pairsWidth;
@@ -262,7 +262,7 @@ struct Work {
     std::string calls;          // what runs per frame, for the table of calls
 };
 
-// planes=all, output=same: as make_passes() in plugin/gstcudaconvolve.cpp.
+// planes=all, output=same: as make_passes() in plugin/elements/gstcudaconvolve.cpp.
 struct ConvolvePass {
     int plane = 0;
     bool pairs = false;
@@ -314,7 +314,7 @@ std::vector<std::vector<std::size_t>> partsByPlane(const std::vector<ConvolvePas
     return parts;
 }
 
-// The side streams of CudaExecutor::processParts (plugin/cudaexecutor.cpp): part k > 0 on side k − 1, forked after
+// The side streams of CudaExecutor::processParts (plugin/executors/cudaexecutor.cpp): part k > 0 on side k − 1, forked after
 // what the frame's stream has enqueued and joined into it.
 struct PartStreams {
     Event fork = Event::create();
@@ -391,7 +391,7 @@ Work convolveWork(const Format& format, const ConvolveDesc& desc, Backend timed,
     return work;
 }
 
-// As gst_cuda_histeq_make_work (plugin/gstcudahisteq.cpp) and HistEqWork::process: plane 0 only.
+// As gst_cuda_histeq_make_work (plugin/elements/gstcudahisteq.cpp) and HistEqWork::process: plane 0 only.
 Work histeqWork(const Format& format, EqualizeDesc desc, Backend timed, reference::Impl check) {
     const Layout l = format.planes[0];
     desc.tilesX = std::min(desc.tilesX, l.packed422() ? l.pairsWidth : l.width);

@@ -12,14 +12,14 @@
 // upload, launch: the frame's work is then not started), and just after a submit where the call comes last (download,
 // stream: the frame is then filtered, as the CPU executor has done before its own download point). Either way the
 // frame that fails, the error and a fallback's redoing of every frame in flight are those of a failure inside.
-#include "../executorfactory.h"
+#include "executors/executorfactory.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-GST_DEBUG_CATEGORY_EXTERN(gst_cuda_filter_debug);
-#define GST_CAT_DEFAULT gst_cuda_filter_debug
+GST_DEBUG_CATEGORY_EXTERN(gst_cf_filter_debug);
+#define GST_CAT_DEFAULT gst_cf_filter_debug
 
 namespace gstcudafilters {
 namespace {
@@ -169,7 +169,7 @@ private:
 
 }  // namespace
 
-std::shared_ptr<ExecutorFactory> makeExecutorFactory(GstCudaFilter* self) {
+std::shared_ptr<ExecutorFactory> makeExecutorFactory(GstCfFilter* self) {
     const char* inject = g_getenv("CUDAFILTERS_TEST_INJECT_FAULT");
     if (!inject) return std::make_shared<ExecutorFactory>();
     auto seam = std::make_shared<FaultSeam>();

@@ -5,7 +5,7 @@
 // and are skipped elsewhere; the CPU test checks that CUDA memory is never offered where it cannot be used.
 #include "element_harness.hpp"
 
-#include "../../plugin/framefence.h"
+#include "../../plugin/memory/framefence.h"
 
 #include <atomic>
 #include <cstring>
