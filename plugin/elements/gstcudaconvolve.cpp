@@ -203,6 +203,96 @@ static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCfFilter* filt
 }
 
 
+// The format mapping of output=channels (n kernels) or output=multi-channel, seen from one pad: the formats on the
+// other pad for one format on this one, and every format this pad can have.
+struct FormatMap {
+    bool channels;
+    std::size_t n;
+    GstPadDirection direction;
+
+    std::vector<GstVideoFormat> other(GstVideoFormat f) const {
+        if (direction == GST_PAD_SINK) {
+            if (channels) return channelsOutputs(f, n);
+            return contains(multiChannelInputs(), f) ? std::vector<GstVideoFormat>{GST_VIDEO_FORMAT_GRAY8}
+                                                     : std::vector<GstVideoFormat>{};
+        }
+        if (channels) {
+            std::vector<GstVideoFormat> in;
+            for (GstVideoFormat g : greyFormats())
+                if (contains(channelsOutputs(g, n), f)) in.push_back(g);
+            return in;
+        }
+        return f == GST_VIDEO_FORMAT_GRAY8 ? multiChannelInputs() : std::vector<GstVideoFormat>{};
+    }
+
+    std::vector<GstVideoFormat> all() const {
+        if (direction == GST_PAD_SINK) return channels ? greyFormats() : multiChannelInputs();
+        if (!channels) return {GST_VIDEO_FORMAT_GRAY8};
+        std::vector<GstVideoFormat> out;
+        for (GstVideoFormat g : greyFormats())
+            for (GstVideoFormat f : channelsOutputs(g, n)) out.push_back(f);
+        return out;
+    }
+};
+
+// The formats a caps structure names (a string, a list, or none: every format of the pad).
+static std::vector<GstVideoFormat> structure_formats(const GstStructure* st, const FormatMap& map) {
+    const GValue* field = gst_structure_get_value(st, "format");
+    if (!field) return map.all();
+    std::vector<GstVideoFormat> formats;
+    if (G_VALUE_HOLDS_STRING(field)) {
+        formats.push_back(gst_video_format_from_string(g_value_get_string(field)));
+    } else if (GST_VALUE_HOLDS_LIST(field)) {
+        for (guint k = 0; k < gst_value_list_get_size(field); ++k) {
+            const GValue* v = gst_value_list_get_value(field, k);
+            if (G_VALUE_HOLDS_STRING(v)) formats.push_back(gst_video_format_from_string(g_value_get_string(v)));
+        }
+    }
+    return formats;
+}
+
+static void set_formats(GstStructure* st, const std::vector<GstVideoFormat>& formats) {
+    if (formats.size() == 1) {
+        gst_structure_set(st, "format", G_TYPE_STRING, gst_video_format_to_string(formats[0]), nullptr);
+        return;
+    }
+    GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+    gst_value_list_init(&list, guint(formats.size()));
+    g_value_init(&item, G_TYPE_STRING);
+    for (GstVideoFormat g : formats) {
+        g_value_set_string(&item, gst_video_format_to_string(g));
+        gst_value_list_append_value(&list, &item);
+    }
+    g_value_unset(&item);
+    gst_structure_take_value(st, "format", &list);
+}
+
+// Each structure of caps with its formats mapped (structures none of whose formats map are dropped); unmapped gets
+// the first format that has no counterpart.
+static GstCaps* map_caps(GstCaps* caps, const FormatMap& map, std::string& unmapped) {
+    GstCaps* any = gst_caps_is_any(caps) ? gst_caps_from_string("video/x-raw") : nullptr;
+    GstCaps* from = any ? any : caps;
+    GstCaps* result = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(from); ++i) {
+        const GstStructure* st = gst_caps_get_structure(from, i);
+        std::vector<GstVideoFormat> mapped;
+        for (GstVideoFormat f : structure_formats(st, map)) {
+            std::vector<GstVideoFormat> o = map.other(f);
+            if (o.empty() && unmapped.empty() && f != GST_VIDEO_FORMAT_UNKNOWN) unmapped = gst_video_format_to_string(f);
+            for (GstVideoFormat g : o)
+                if (!contains(mapped, g)) mapped.push_back(g);
+        }
+        if (mapped.empty()) continue;
+        GstStructure* copy = gst_structure_copy(st);
+        set_formats(copy, mapped);
+        gst_structure_remove_fields(copy, "colorimetry", "chroma-site", nullptr);
+        GstCapsFeatures* features = any ? nullptr : gst_caps_get_features(from, i);
+        result = gst_caps_merge_structure_full(result, copy, features ? gst_caps_features_copy(features) : nullptr);
+    }
+    if (any) gst_caps_unref(any);
+    return result;
+}
+
 // Caps: output=same keeps them; the other modes map grey to RGB-family formats or packed RGB to GRAY8.
 static GstCaps* gst_cuda_convolve_transform_formats(GstCfFilter* filter, GstPadDirection direction, GstCaps* caps,
                                                     std::string* why) {
@@ -219,73 +309,8 @@ static GstCaps* gst_cuda_convolve_transform_formats(GstCfFilter* filter, GstPadD
             return gst_caps_new_empty();
         }
     }
-    // The formats on the other pad for one format on this one; and every format this pad can have.
-    std::vector<GstVideoFormat> all;
-    auto other = [&](GstVideoFormat f) -> std::vector<GstVideoFormat> {
-        if (direction == GST_PAD_SINK) {
-            if (channels) return channelsOutputs(f, n);
-            return contains(multiChannelInputs(), f) ? std::vector<GstVideoFormat>{GST_VIDEO_FORMAT_GRAY8}
-                                                     : std::vector<GstVideoFormat>{};
-        }
-        if (channels) {
-            std::vector<GstVideoFormat> in;
-            for (GstVideoFormat g : greyFormats())
-                if (contains(channelsOutputs(g, n), f)) in.push_back(g);
-            return in;
-        }
-        return f == GST_VIDEO_FORMAT_GRAY8 ? multiChannelInputs() : std::vector<GstVideoFormat>{};
-    };
-    if (direction == GST_PAD_SINK) all = channels ? greyFormats() : multiChannelInputs();
-    else if (channels)
-        for (GstVideoFormat g : greyFormats())
-            for (GstVideoFormat f : channelsOutputs(g, n)) all.push_back(f);
-    else all = {GST_VIDEO_FORMAT_GRAY8};
-
-    GstCaps* any = gst_caps_is_any(caps) ? gst_caps_from_string("video/x-raw") : nullptr;
-    GstCaps* from = any ? any : caps;
-    GstCaps* result = gst_caps_new_empty();
     std::string unmapped;
-    for (guint i = 0; i < gst_caps_get_size(from); ++i) {
-        const GstStructure* st = gst_caps_get_structure(from, i);
-        std::vector<GstVideoFormat> formats;
-        const GValue* field = gst_structure_get_value(st, "format");
-        if (!field) {
-            formats = all;
-        } else if (G_VALUE_HOLDS_STRING(field)) {
-            formats.push_back(gst_video_format_from_string(g_value_get_string(field)));
-        } else if (GST_VALUE_HOLDS_LIST(field)) {
-            for (guint k = 0; k < gst_value_list_get_size(field); ++k) {
-                const GValue* v = gst_value_list_get_value(field, k);
-                if (G_VALUE_HOLDS_STRING(v)) formats.push_back(gst_video_format_from_string(g_value_get_string(v)));
-            }
-        }
-        std::vector<GstVideoFormat> mapped;
-        for (GstVideoFormat f : formats) {
-            std::vector<GstVideoFormat> o = other(f);
-            if (o.empty() && unmapped.empty() && f != GST_VIDEO_FORMAT_UNKNOWN) unmapped = gst_video_format_to_string(f);
-            for (GstVideoFormat g : o)
-                if (!contains(mapped, g)) mapped.push_back(g);
-        }
-        if (mapped.empty()) continue;
-        GstStructure* copy = gst_structure_copy(st);
-        if (mapped.size() == 1) {
-            gst_structure_set(copy, "format", G_TYPE_STRING, gst_video_format_to_string(mapped[0]), nullptr);
-        } else {
-            GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
-            gst_value_list_init(&list, guint(mapped.size()));
-            g_value_init(&item, G_TYPE_STRING);
-            for (GstVideoFormat g : mapped) {
-                g_value_set_string(&item, gst_video_format_to_string(g));
-                gst_value_list_append_value(&list, &item);
-            }
-            g_value_unset(&item);
-            gst_structure_take_value(copy, "format", &list);
-        }
-        gst_structure_remove_fields(copy, "colorimetry", "chroma-site", nullptr);
-        GstCapsFeatures* features = any ? nullptr : gst_caps_get_features(from, i);
-        result = gst_caps_merge_structure_full(result, copy, features ? gst_caps_features_copy(features) : nullptr);
-    }
-    if (any) gst_caps_unref(any);
+    GstCaps* result = map_caps(caps, FormatMap{channels, n, direction}, unmapped);
     if (gst_caps_is_empty(result)) {
         if (channels)
             *why = std::string(kChannelsAllowed) + "; with " + std::to_string(n) + " kernel" + (n == 1 ? "" : "s") +
