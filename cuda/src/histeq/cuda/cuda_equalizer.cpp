@@ -76,10 +76,7 @@ public:
         ScopedDevice on(device_);
         CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
         dependentLaunch_ = detail::overlapSupported();
-        overlapped_ = (variants_.global == GlobalVariant::BlockLutOverlapped ||
-                       variants_.global == GlobalVariant::PrivateCounters) &&
-                      dependentLaunch_;
-        if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
+        overlapped_ = variants_.global == GlobalVariant::BlockLutOverlapped && dependentLaunch_;
         if (lumaChunksPlan()) lumaBlocksPerSm_ = detail::globalLuma8BlocksPerSm(plan_.channels);
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
@@ -213,7 +210,6 @@ public:
                               src.pitch % 16 == dst.pitch % 16;
             p.multiprocessors = multiprocessors_;
             p.overlapped = overlapped_;
-            p.privateCounters = variants_.global == GlobalVariant::PrivateCounters;
             detail::launchGlobalGray8(p, stream);
             pairIndex_ ^= 1;
         } else if (detail::globalLumaChunksApply(plan_, variants_, src, dst)) {
@@ -340,7 +336,6 @@ const char* globalVariantName(GlobalVariant v) {
     case GlobalVariant::LastBlockLut: return "last-block LUT";
     case GlobalVariant::BlockLut: return "block LUT";
     case GlobalVariant::BlockLutOverlapped: return "block LUT, overlapped launch";
-    case GlobalVariant::PrivateCounters: return "block LUT, overlapped, private counters";
     }
     return "?";
 }
