@@ -23,7 +23,9 @@ sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/i
          cuda/src/convolve/cpu/cpu_convolver.cpp cuda/src/convolve/cpu/cpu_responses_own.cpp
          cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
          cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
-         cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/src/histeq/cuda/histeq_kernels.cu cuda/core/histeq_core.cpp
+         cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/core/histeq_core.cpp
+         cuda/src/histeq/cuda/histeq_tile_histogram.cu cuda/src/histeq/cuda/histeq_tile_apply.cu
+         cuda/src/histeq/cuda/histeq_clahe_bands.cu cuda/src/histeq/cuda/histeq_global_chunks.cu
          tests/reference/convolve_reference.cpp tests/reference/histeq_reference.cpp
          bench/formats/bench_formats.cpp)
 

@@ -27,7 +27,9 @@ fi
 sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp
          cuda/src/common/device.cpp cuda/src/common/device_copy.cu
          cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
-         cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/src/histeq/cuda/histeq_kernels.cu cuda/core/histeq_core.cpp
+         cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/core/histeq_core.cpp
+         cuda/src/histeq/cuda/histeq_tile_histogram.cu cuda/src/histeq/cuda/histeq_tile_apply.cu
+         cuda/src/histeq/cuda/histeq_clahe_bands.cu cuda/src/histeq/cuda/histeq_global_chunks.cu
          tests/reference/histeq_reference.cpp
          bench/histeq/bench_histeq.cpp)
 

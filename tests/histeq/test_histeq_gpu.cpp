@@ -592,7 +592,7 @@ namespace {
 using detail::GlobalVariant;
 
 constexpr GlobalVariant kGlobalVariants[] = {GlobalVariant::LastBlockLut, GlobalVariant::BlockLut,
-                                             GlobalVariant::BlockLutOverlapped, GlobalVariant::PrivateCounters};
+                                             GlobalVariant::BlockLutOverlapped};
 
 std::unique_ptr<Equalizer> globalEqualizer(GlobalVariant v, bool statistics = false) {
     EqualizeDesc d;

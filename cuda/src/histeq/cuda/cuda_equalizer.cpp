@@ -76,10 +76,7 @@ public:
         ScopedDevice on(device_);
         CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
         dependentLaunch_ = detail::overlapSupported();
-        overlapped_ = (variants_.global == GlobalVariant::BlockLutOverlapped ||
-                       variants_.global == GlobalVariant::PrivateCounters) &&
-                      dependentLaunch_;
-        if (variants_.global == GlobalVariant::PrivateCounters) detail::prepareGlobalGray8();
+        overlapped_ = variants_.global == GlobalVariant::BlockLutOverlapped && dependentLaunch_;
         if (lumaChunksPlan()) lumaBlocksPerSm_ = detail::globalLuma8BlocksPerSm(plan_.channels);
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
@@ -130,111 +127,13 @@ public:
         validateImages(plan_, src, dst);
         ScopedDevice on(device_);
         const cudaStream_t stream = gpuStream;
-        HisteqParams p;
-        p.src = src.data;
-        p.srcPitch = src.pitch;
-        p.dst = dst.data;
-        p.dstPitch = dst.pitch;
-        p.width = src.width;
-        p.height = src.height;
-        p.u16 = plan_.type == SampleType::U16;
-        p.bins = plan_.bins();
-        p.shift = plan_.bits.shift;
-        p.statsShift = plan_.bits.depth - 8;
-        p.channels = plan_.channels;
-        p.kind = plan_.channels <= 2                    ? HisteqKind::Plane
-                 : plan_.colorMode == ColorMode::Luma ? HisteqKind::Luma
-                                                        : HisteqKind::PerChannel;
-        p.lumaChannel = plan_.lumaChannel;
-        p.red = plan_.order.red;
-        p.green = plan_.order.green;
-        p.blue = plan_.order.blue;
-        p.clahe = plan_.mode == EqualizeMode::Clahe;
-        if (p.clahe) {
-            const core::ClaheGrid g =
-                core::claheGrid(src.width, src.height, plan_.tilesX, plan_.tilesY, plan_.bins(), plan_.clipLimit);
-            p.tilesX = g.tilesX;
-            p.tilesY = g.tilesY;
-            p.tileWidth = g.tileWidth;
-            p.tileHeight = g.tileHeight;
-            p.clipLimit = g.clipLimit;
-            p.lutScale = g.lutScale;
-            p.invTileWidth = 1.0f / float(g.tileWidth);
-            p.invTileHeight = 1.0f / float(g.tileHeight);
-        } else {
-            p.tileWidth = src.width;
-            p.tileHeight = src.height;
-        }
-        const int tiles = p.tilesX * p.tilesY;
-        // Enough blocks to fill the GPU, each with at least a few rows of its tile.
-        p.claheLumaChunks = detail::claheLumaChunksApply(plan_, variants_, src, dst);
-        const int blocksPerSm = variants_.histogramBlocksPerSm > 0 ? variants_.histogramBlocksPerSm
-                                : p.claheLumaChunks                ? kClaheLumaHistogramBlocksPerSm
-                                                                   : kHistogramBlocksPerSm;
-        p.splits = std::clamp(blocksPerSm * multiprocessors_ / tiles, 1, std::max(1, p.tileHeight / 2));
-        p.smoothTarget = plan_.smoothing > 0.0f ? (plan_.smoothTarget == SmoothTarget::Histogram ? 1 : 2) : 0;
-        p.alphaFixed = core::smoothingFactor(plan_.smoothing);
-        p.first = first_ ? 1 : 0;
-        p.hist = hist_.as<std::uint32_t>();
-        p.tileCounters = counters_.as<std::uint32_t>();
-        p.doneCounter = p.tileCounters + tiles;
-        p.luts = luts_.data();
-        p.histState = p.smoothTarget == 1 ? state_.as<unsigned long long>() : nullptr;
-        p.lutState = p.smoothTarget == 2 ? state_.as<std::uint32_t>() : nullptr;
-        if (plan_.statistics) {
-            p.statsAccumulator = stats_.as<DeviceStatistics>();
-            p.statsOut = p.statsAccumulator + 1;
-        }
-        p.vectorized = (plan_.type == SampleType::U8 ? plan_.channels <= 2 : plan_.channels == 1) &&
-                       aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
-        p.pixelWords = plan_.type == SampleType::U8 && plan_.channels == 4 && alignedTo(4, src.data, src.pitch) &&
-                       alignedTo(4, dst.data, dst.pitch);
-        if (variants_.claheApply == detail::ClaheApply::Bands || p.claheLumaChunks) {
-            const int rows = variants_.bandRows > 0 ? variants_.bandRows : bandRowsForOneWave(p);
-            p.bandSharedBytes = detail::claheBandSharedBytes(p, rows);
-            p.bandRows = p.bandSharedBytes > 0 ? rows : 0;
-            p.overlapped = p.bandRows > 0 && dependentLaunch_;
-        }
+        HisteqParams p = frameParams(src, dst);
 
         const bool captured = capturing(stream);
         if (frames_ > 0)
             CUDAFILTERS_CHECK(
                 cudaStreamWaitEvent(stream, done_.get(), captured ? cudaEventWaitExternal : cudaEventWaitDefault));
-        if (blockLutApplies()) {
-            // The frame counts into histPair_[pairIndex_], left zeroed by the frame before; its histogram kernel
-            // zeroes the other half for the next frame.
-            p.hist = histPair_.as<std::uint32_t>() + pairIndex_ * 256;
-            p.histNext = histPair_.as<std::uint32_t>() + (pairIndex_ ^ 1) * 256;
-            const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(src.data) % 16;
-            p.chunksPerRow = int(src.pitch % 16 == 0 ? (misalignment + std::size_t(src.width) + 15) / 16
-                                                     : (std::size_t(src.width) + 30) / 16);
-            p.sameAlignment = reinterpret_cast<std::uintptr_t>(src.data) % 16 ==
-                                  reinterpret_cast<std::uintptr_t>(dst.data) % 16 &&
-                              src.pitch % 16 == dst.pitch % 16;
-            p.multiprocessors = multiprocessors_;
-            p.overlapped = overlapped_;
-            p.privateCounters = variants_.global == GlobalVariant::PrivateCounters;
-            detail::launchGlobalGray8(p, stream);
-            pairIndex_ ^= 1;
-        } else if (detail::globalLumaChunksApply(plan_, variants_, src, dst)) {
-            // Without smoothing as above (the pair); with it the tile scratch, state and LUT of the tile kernels, so
-            // that frames of either alignment follow each other with one temporal state.
-            const bool pair = p.smoothTarget == 0;
-            if (pair) {
-                p.hist = histPair_.as<std::uint32_t>() + pairIndex_ * 256;
-                p.histNext = histPair_.as<std::uint32_t>() + (pairIndex_ ^ 1) * 256;
-            }
-            const int chunkPixels = plan_.channels == 3 ? 16 : 4;  // 48 or 16 bytes
-            p.chunksPerRow = (src.width + chunkPixels - 1) / chunkPixels;
-            p.multiprocessors = multiprocessors_;
-            p.lumaBlocksPerSm = lumaBlocksPerSm_;
-            p.overlapped = dependentLaunch_;
-            detail::launchGlobalLuma8(p, stream);
-            if (pair) pairIndex_ ^= 1;
-        } else {
-            detail::launchHistogram(p, stream);
-            detail::launchApply(p, stream);
-        }
+        launchKernels(p, src, dst, stream);
         if (plan_.statistics) {
             auto* slot = static_cast<DeviceStatistics*>(pinned_.data()) + frames_ % kStatisticsDepth;
             CUDAFILTERS_CHECK(
@@ -279,6 +178,144 @@ private:
     // ClaheLuma::Chunks: 4 histogram blocks per SM, chosen against 2 and 8 on RGBA CLAHE 8×8 clip 2 at 1080p and 4K
     // (`bench-histeq --only clahe`, built by scripts/gpu/build-bench-histeq.sh).
     static constexpr int kClaheLumaHistogramBlocksPerSm = 4;
+
+    // The launch parameters of the frame src → dst under the current plan.
+    HisteqParams frameParams(const ImageView& src, const ImageView& dst) {
+        HisteqParams p = frameLayout(src, dst);
+        setTileGrid(p, src);
+        setScratch(p, src, dst);
+        setChunkPaths(p, src, dst);
+        return p;
+    }
+
+    // The images, the sample type and depth, and which channels are equalized how.
+    HisteqParams frameLayout(const ImageView& src, const ImageView& dst) const {
+        HisteqParams p;
+        p.src = src.data;
+        p.srcPitch = src.pitch;
+        p.dst = dst.data;
+        p.dstPitch = dst.pitch;
+        p.width = src.width;
+        p.height = src.height;
+        p.u16 = plan_.type == SampleType::U16;
+        p.bins = plan_.bins();
+        p.shift = plan_.bits.shift;
+        p.statsShift = plan_.bits.depth - 8;
+        p.channels = plan_.channels;
+        p.kind = plan_.channels <= 2                    ? HisteqKind::Plane
+                 : plan_.colorMode == ColorMode::Luma ? HisteqKind::Luma
+                                                        : HisteqKind::PerChannel;
+        p.lumaChannel = plan_.lumaChannel;
+        p.red = plan_.order.red;
+        p.green = plan_.order.green;
+        p.blue = plan_.order.blue;
+        return p;
+    }
+
+    // CLAHE's tile grid and LUT formula for the frame's size; global equalization: one tile of the frame.
+    void setTileGrid(HisteqParams& p, const ImageView& src) const {
+        p.clahe = plan_.mode == EqualizeMode::Clahe;
+        if (p.clahe) {
+            const core::ClaheGrid g =
+                core::claheGrid(src.width, src.height, plan_.tilesX, plan_.tilesY, plan_.bins(), plan_.clipLimit);
+            p.tilesX = g.tilesX;
+            p.tilesY = g.tilesY;
+            p.tileWidth = g.tileWidth;
+            p.tileHeight = g.tileHeight;
+            p.clipLimit = g.clipLimit;
+            p.lutScale = g.lutScale;
+            p.invTileWidth = 1.0f / float(g.tileWidth);
+            p.invTileHeight = 1.0f / float(g.tileHeight);
+        } else {
+            p.tileWidth = src.width;
+            p.tileHeight = src.height;
+        }
+    }
+
+    // The histogram pass's blocks per tile, temporal smoothing, and the scratch of the tile kernels.
+    void setScratch(HisteqParams& p, const ImageView& src, const ImageView& dst) const {
+        const int tiles = p.tilesX * p.tilesY;
+        // Enough blocks to fill the GPU, each with at least a few rows of its tile.
+        p.claheLumaChunks = detail::claheLumaChunksApply(plan_, variants_, src, dst);
+        const int blocksPerSm = variants_.histogramBlocksPerSm > 0 ? variants_.histogramBlocksPerSm
+                                : p.claheLumaChunks                ? kClaheLumaHistogramBlocksPerSm
+                                                                   : kHistogramBlocksPerSm;
+        p.splits = std::clamp(blocksPerSm * multiprocessors_ / tiles, 1, std::max(1, p.tileHeight / 2));
+        p.smoothTarget = plan_.smoothing > 0.0f ? (plan_.smoothTarget == SmoothTarget::Histogram ? 1 : 2) : 0;
+        p.alphaFixed = core::smoothingFactor(plan_.smoothing);
+        p.first = first_ ? 1 : 0;
+        p.hist = hist_.as<std::uint32_t>();
+        p.tileCounters = counters_.as<std::uint32_t>();
+        p.doneCounter = p.tileCounters + tiles;
+        p.luts = luts_.data();
+        p.histState = p.smoothTarget == 1 ? state_.as<unsigned long long>() : nullptr;
+        p.lutState = p.smoothTarget == 2 ? state_.as<std::uint32_t>() : nullptr;
+        if (plan_.statistics) {
+            p.statsAccumulator = stats_.as<DeviceStatistics>();
+            p.statsOut = p.statsAccumulator + 1;
+        }
+    }
+
+    // What the images' alignment allows: 16-byte chunks, 4-byte pixels, CLAHE's band kernel (and its bands).
+    void setChunkPaths(HisteqParams& p, const ImageView& src, const ImageView& dst) {
+        p.vectorized = (plan_.type == SampleType::U8 ? plan_.channels <= 2 : plan_.channels == 1) &&
+                       aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
+        p.pixelWords = plan_.type == SampleType::U8 && plan_.channels == 4 && alignedTo(4, src.data, src.pitch) &&
+                       alignedTo(4, dst.data, dst.pitch);
+        if (variants_.claheApply == detail::ClaheApply::Bands || p.claheLumaChunks) {
+            const int rows = variants_.bandRows > 0 ? variants_.bandRows : bandRowsForOneWave(p);
+            p.bandSharedBytes = detail::claheBandSharedBytes(p, rows);
+            p.bandRows = p.bandSharedBytes > 0 ? rows : 0;
+            p.overlapped = p.bandRows > 0 && dependentLaunch_;
+        }
+    }
+
+    // The frame's kernels: the block-LUT pair (GRAY8), the luma chunk pair (4- and 3-channel luma), else the tile
+    // kernels.
+    void launchKernels(HisteqParams& p, const ImageView& src, const ImageView& dst, cudaStream_t stream) {
+        if (blockLutApplies()) {
+            launchBlockLut(p, src, dst, stream);
+        } else if (detail::globalLumaChunksApply(plan_, variants_, src, dst)) {
+            launchLumaChunks(p, src, stream);
+        } else {
+            detail::launchHistogram(p, stream);
+            detail::launchApply(p, stream);
+        }
+    }
+
+    void launchBlockLut(HisteqParams& p, const ImageView& src, const ImageView& dst, cudaStream_t stream) {
+        // The frame counts into histPair_[pairIndex_], left zeroed by the frame before; its histogram kernel
+        // zeroes the other half for the next frame.
+        p.hist = histPair_.as<std::uint32_t>() + pairIndex_ * 256;
+        p.histNext = histPair_.as<std::uint32_t>() + (pairIndex_ ^ 1) * 256;
+        const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(src.data) % 16;
+        p.chunksPerRow = int(src.pitch % 16 == 0 ? (misalignment + std::size_t(src.width) + 15) / 16
+                                                 : (std::size_t(src.width) + 30) / 16);
+        p.sameAlignment = reinterpret_cast<std::uintptr_t>(src.data) % 16 ==
+                              reinterpret_cast<std::uintptr_t>(dst.data) % 16 &&
+                          src.pitch % 16 == dst.pitch % 16;
+        p.multiprocessors = multiprocessors_;
+        p.overlapped = overlapped_;
+        detail::launchGlobalGray8(p, stream);
+        pairIndex_ ^= 1;
+    }
+
+    void launchLumaChunks(HisteqParams& p, const ImageView& src, cudaStream_t stream) {
+        // Without smoothing as launchBlockLut (the pair); with it the tile scratch, state and LUT of the tile kernels,
+        // so that frames of either alignment follow each other with one temporal state.
+        const bool pair = p.smoothTarget == 0;
+        if (pair) {
+            p.hist = histPair_.as<std::uint32_t>() + pairIndex_ * 256;
+            p.histNext = histPair_.as<std::uint32_t>() + (pairIndex_ ^ 1) * 256;
+        }
+        const int chunkPixels = plan_.channels == 3 ? 16 : 4;  // 48 or 16 bytes
+        p.chunksPerRow = (src.width + chunkPixels - 1) / chunkPixels;
+        p.multiprocessors = multiprocessors_;
+        p.lumaBlocksPerSm = lumaBlocksPerSm_;
+        p.overlapped = dependentLaunch_;
+        detail::launchGlobalLuma8(p, stream);
+        if (pair) pairIndex_ ^= 1;
+    }
 
     bool blockLutApplies() const {
         return variants_.global != GlobalVariant::LastBlockLut && plan_.mode == EqualizeMode::Global &&
@@ -340,7 +377,6 @@ const char* globalVariantName(GlobalVariant v) {
     case GlobalVariant::LastBlockLut: return "last-block LUT";
     case GlobalVariant::BlockLut: return "block LUT";
     case GlobalVariant::BlockLutOverlapped: return "block LUT, overlapped launch";
-    case GlobalVariant::PrivateCounters: return "block LUT, overlapped, private counters";
     }
     return "?";
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
-// Launchers of the histogram equalization kernels (histeq_kernels.cu), driven by cuda_equalizer.cpp.
+// Launchers of the histogram equalization kernels, driven by cuda_equalizer.cpp: the tile kernels' histogram pass
+// (histeq_tile_histogram.cu) and apply pass (histeq_tile_apply.cu), CLAHE's band kernel (histeq_clahe_bands.cu) and
+// the global block-LUT kernels (histeq_global_chunks.cu).
 #include <cudafilters/histeq.hpp>
 
 #include <cuda_runtime.h>
@@ -77,7 +79,6 @@ struct HisteqParams {
     int multiprocessors = 0;
     bool overlapped = false;     // apply kernel launched as a programmatic dependent of the histogram kernel
                                  // (GlobalVariant::BlockLutOverlapped, ClaheApply::Bands)
-    bool privateCounters = false;  // GlobalVariant::PrivateCounters
     // ClaheApply::Bands: rows per band, and the shared memory its blocks stage the LUT pairs in (an upper bound).
     int bandRows = 0;
     int bandSharedBytes = 0;
@@ -95,11 +96,8 @@ enum class GlobalVariant : int {
     // BlockLut with the apply kernel launched as a programmatic dependent (sm_90 and later, kernels compiled for
     // it; otherwise BlockLut): its blocks start while the histogram kernel drains and wait for it on the device.
     BlockLutOverlapped = 2,
-    // BlockLutOverlapped with a histogram kernel that counts in per-thread byte counters in shared memory (no atomic
-    // per sample, no bank conflicts; 64 KiB of shared memory per 256-thread block).
-    PrivateCounters = 3,
 };
-constexpr int kGlobalVariants = 4;
+constexpr int kGlobalVariants = 3;
 const char* globalVariantName(GlobalVariant v);
 
 // How CLAHE's apply pass runs on u8 planes and Y/chroma pairs whose rows are 16-byte aligned (other frames, and
@@ -176,6 +174,9 @@ int claheBandBytes(int channels, int tileWidth, int tileHeight, int tilesX, int 
 // p's frame.
 int claheBandBlocksPerSm(int channels, int sharedBytes);
 int claheBandStrips(const HisteqParams& p);
+// ClaheApply::Bands and ClaheLuma::Chunks: the band kernel for p.channels over p.bandRows-row bands, as a
+// programmatic dependent of the histogram kernel where p.overlapped (launchApply takes it where it applies).
+void launchClaheBands(const HisteqParams& p, cudaStream_t stream);
 
 // GlobalVariant::BlockLut and BlockLutOverlapped (p.overlapped): both kernels.
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream);
@@ -197,8 +198,6 @@ bool globalLumaChunksApply(const EqualizePlan& plan, const KernelVariants& varia
 // shared memory. The equalizer decides by this function.
 bool claheLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
                           const ImageView& dst);
-// Once per device before PrivateCounters launches: its histogram kernel's shared memory.
-void prepareGlobalGray8();
 
 // A CUDA equalizer that launches the given variants (tests, benchmarks); makeCudaEqualizer takes the defaults.
 std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan, const KernelVariants& variants);
