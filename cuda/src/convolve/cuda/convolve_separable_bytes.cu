@@ -398,8 +398,8 @@ __device__ __forceinline__ void placeColumn(const ConvFrame& f, int x0, int rowB
     col.columnInside = col.colByte + 4 <= rowBytes;
     col.columnDst = f.dst + col.colByte;
     col.dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableBytesApplies)
-    // SKIP: known at compile time, the copy is one shared load a row; tested bit by bit at run time it costs a sixth
-    // of the RGBA column pass's instructions.
+    // SKIP: known at compile time, the copy is one shared load a row, where testing the flags bit by bit at run time
+    // reloads them from constant memory every row.
     col.copiedSamples = 0;
     if constexpr (SKIP >= 0) {
         col.copiedSamples = 1u << SKIP;
