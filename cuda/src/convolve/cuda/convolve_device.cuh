@@ -276,4 +276,30 @@ constexpr int roundUp4(int v) { return (v + 3) / 4 * 4; }
 constexpr int maxOf(int a, int b) { return a > b ? a : b; }
 constexpr int roundUpStride(int need) { return need + ((4 - need % 32) + 32) % 32; }  // ≡ 4 (mod 32) floats
 
+// Row pass of one run of a shared-memory tile row: the 8 outputs from `in` (4 · NV floats, 16-byte aligned; output
+// i's first tap at in[D + i]), taps summed in order kx = 0 … K − 1, stored as two float4 at `out`.
+template <int K, int NV, int D>
+__device__ __forceinline__ void rowPassRun8(const float* in, const float (&row)[K], float* out) {
+    const float4* run = reinterpret_cast<const float4*>(in);
+    float v[4 * NV];
+#pragma unroll
+    for (int q = 0; q < NV; ++q) {
+        const float4 a = run[q];
+        v[4 * q] = a.x;
+        v[4 * q + 1] = a.y;
+        v[4 * q + 2] = a.z;
+        v[4 * q + 3] = a.w;
+    }
+    float acc[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) acc[i] = 0.f;
+#pragma unroll
+    for (int kx = 0; kx < K; ++kx)
+#pragma unroll
+        for (int i = 0; i < 8; ++i) acc[i] = fmaf(row[kx], v[D + i + kx], acc[i]);
+    float4* dst = reinterpret_cast<float4*>(out);
+    dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+    dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+}
+
 }  // namespace cudafilters::cuda_detail

@@ -38,28 +38,14 @@ template <int K, int BANK> struct DirectParams {
     float taps[BANK][K * K];
 };
 
-template <typename T, int K, int BANK>
-__global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_constant__ DirectParams<K, BANK> p) {
+// A thread's sums: kernel b of the bank, output row j, pixel i.
+template <int K, int BANK> using DirectSumsOf = float[BANK][DirectConfig<K, BANK>::PY][DirectConfig<K, BANK>::PX];
+
+// This thread's PX × PY sums of every kernel of the bank, from the tile: output (tx + i, ty + 8 j).
+template <int K, int BANK>
+__device__ __forceinline__ void directSums(const DirectParams<K, BANK>& p, const float* tile, int tx, int ty,
+                                           DirectSumsOf<K, BANK>& acc) {
     using C = DirectConfig<K, BANK>;
-    extern __shared__ float4 smem4[];
-    float* tile = reinterpret_cast<float*>(smem4);
-    const ConvFrame& f = p.f;
-    const bool toChannels = f.combine == Combine::Channels;
-    const int layers = toChannels ? 1 : f.inChannels;  // channel varies fastest: neighbours share source lines
-    const int ch = toChannels ? 0 : int(blockIdx.x) % layers;
-    const int x0 = (int(blockIdx.x) / layers) * C::TW, y0 = blockIdx.y * C::TH;
-    if (!toChannels && !((f.mask >> ch) & 1u)) {
-        if ((f.copy >> ch) & 1u) copyBlock<T>(f, ch, x0, y0, C::TW, C::TH);
-        return;
-    }
-    loadTile<T, C::ROWS, C::COLS4, C::S>(f, ch, x0 - C::RA, y0 - C::R, tile);
-    __syncthreads();
-
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int tx = ((warp % C::WX) * 4 + (lane >> 3)) * C::PX;
-    const int ty = (warp / C::WX) * 8 * C::PY + (lane & 7);
-
-    float acc[BANK][C::PY][C::PX];
 #pragma unroll
     for (int b = 0; b < BANK; ++b)
 #pragma unroll
@@ -95,30 +81,38 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
                     for (int i = 0; i < C::PX; ++i) acc[b][j][i] = fmaf(t[b][kx], v[C::D + i + kx], acc[b][j][i]);
         }
     }
+}
 
-    if (BANK <= 4 && toChannels) {
-        // Each kernel's results to its own output channel: staged in shared memory (the tile, read by every sum
-        // above, is free after the barrier), then stored row by row, consecutive threads on consecutive pixels. A
-        // thread's own run of PX pixels, one channel each, 8 rows a warp, touched a sector a sample.
-        T* staged = reinterpret_cast<T*>(tile);  // [BANK][TH][TW]
-        static_assert(BANK > 4 || std::size_t(BANK) * C::TH * C::TW * sizeof(T) <= C::SMEM);
-        __syncthreads();
+// Each kernel's results to its own output channel: staged in shared memory (the tile, read by every sum, is free
+// after the barrier), then stored row by row, consecutive threads on consecutive pixels, rather than a thread's own
+// run of PX pixels one channel each (a sector a sample).
+template <typename T, int K, int BANK>
+__device__ __forceinline__ void storeBankChannels(const ConvFrame& f, float* tile, int x0, int y0, int tx, int ty,
+                                                  const DirectSumsOf<K, BANK>& acc) {
+    using C = DirectConfig<K, BANK>;
+    T* staged = reinterpret_cast<T*>(tile);  // [BANK][TH][TW]
+    static_assert(BANK > 4 || std::size_t(BANK) * C::TH * C::TW * sizeof(T) <= C::SMEM);
+    __syncthreads();
 #pragma unroll
-        for (int b = 0; b < BANK; ++b)
+    for (int b = 0; b < BANK; ++b)
 #pragma unroll
-            for (int j = 0; j < C::PY; ++j)
+        for (int j = 0; j < C::PY; ++j)
 #pragma unroll
-                for (int i = 0; i < C::PX; ++i)
-                    staged[(b * C::TH + ty + 8 * j) * C::TW + tx + i] = finish<T>(f, acc[b][j][i]);
-        __syncthreads();
-        for (int k = int(threadIdx.x); k < BANK * C::TH * C::TW; k += kBlockThreads) {
-            const int b = k / (C::TH * C::TW), y = y0 + k / C::TW % C::TH, x = x0 + k % C::TW;
-            if (y < f.height && x < f.width) dstRow<T>(f, y)[x * f.outChannels + b] = staged[k];
-        }
-        return;
+            for (int i = 0; i < C::PX; ++i)
+                staged[(b * C::TH + ty + 8 * j) * C::TW + tx + i] = finish<T>(f, acc[b][j][i]);
+    __syncthreads();
+    for (int k = int(threadIdx.x); k < BANK * C::TH * C::TW; k += kBlockThreads) {
+        const int b = k / (C::TH * C::TW), y = y0 + k / C::TW % C::TH, x = x0 + k % C::TW;
+        if (y < f.height && x < f.width) dstRow<T>(f, y)[x * f.outChannels + b] = staged[k];
     }
+}
 
-    // One-channel 255-level frames: four samples per conversion pair (finishPixels).
+// The bank's results combined into channel ch, a run of PX pixels a row. One-channel 255-level frames: four samples
+// per conversion pair (finishPixels).
+template <typename T, int K, int BANK>
+__device__ __forceinline__ void storeCombined(const ConvFrame& f, int ch, int x0, int y0, int tx, int ty,
+                                              const DirectSumsOf<K, BANK>& acc) {
+    using C = DirectConfig<K, BANK>;
     const bool bytesPacked = sizeof(T) == 1 && f.outChannels == 1 && plainBytes(f);
 #pragma unroll
     for (int j = 0; j < C::PY; ++j) {
@@ -144,6 +138,33 @@ __global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_const
             storeRun<T, C::PX>(f, x, y, ch, out);
         }
     }
+}
+
+template <typename T, int K, int BANK>
+__global__ void __launch_bounds__(kBlockThreads) directKernel(const __grid_constant__ DirectParams<K, BANK> p) {
+    using C = DirectConfig<K, BANK>;
+    extern __shared__ float4 smem4[];
+    float* tile = reinterpret_cast<float*>(smem4);
+    const ConvFrame& f = p.f;
+    const bool toChannels = f.combine == Combine::Channels;
+    const int layers = toChannels ? 1 : f.inChannels;  // channel varies fastest: neighbours share source lines
+    const int ch = toChannels ? 0 : int(blockIdx.x) % layers;
+    const int x0 = (int(blockIdx.x) / layers) * C::TW, y0 = blockIdx.y * C::TH;
+    if (!toChannels && !((f.mask >> ch) & 1u)) {
+        if ((f.copy >> ch) & 1u) copyBlock<T>(f, ch, x0, y0, C::TW, C::TH);
+        return;
+    }
+    loadTile<T, C::ROWS, C::COLS4, C::S>(f, ch, x0 - C::RA, y0 - C::R, tile);
+    __syncthreads();
+
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int tx = ((warp % C::WX) * 4 + (lane >> 3)) * C::PX;
+    const int ty = (warp / C::WX) * 8 * C::PY + (lane & 7);
+
+    DirectSumsOf<K, BANK> acc;
+    directSums<K, BANK>(p, tile, tx, ty, acc);
+    if (BANK <= 4 && toChannels) return storeBankChannels<T, K, BANK>(f, tile, x0, y0, tx, ty, acc);
+    storeCombined<T, K, BANK>(f, ch, x0, y0, tx, ty, acc);
 }
 
 template <typename T, int K, int BANK>

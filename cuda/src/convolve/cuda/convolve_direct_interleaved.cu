@@ -71,19 +71,20 @@ template <int K> struct InterleavedSeparableParams {
 // group are 16 floats apart, so 8 threads of a quarter warp on 8 groups of one row would store into 2 bank quads (4-way
 // conflicts); they take 4 rows × 2 groups instead, which the row stride (S / 4 odd) spreads over the 8 quads, cutting
 // the shared store wavefronts to about a third (Nsight Compute: `bench/tools/instruction-mix.sh` on 1080p RGB 5 × 5).
-template <int C, int K, int GP>
-__device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int oy, float* tile) {
+template <int C, int K, int GP> struct TileGroups {
     using Cfg = InterleavedConfig<K>;
     static_assert(GP == 4 || (GP == 16 && C == 3 && Cfg::RA <= 16));
-    constexpr int PLANE = Cfg::ROWS * Cfg::S;
-    constexpr int WORDS = GP * C / 4;  // 32-bit words per group
-    constexpr int LEAD = GP == 4 ? 0 : 16 - Cfg::RA;  // tile column of a group's first pixel: GP · g − LEAD
-    constexpr int NG = (Cfg::COLS4 + LEAD + GP - 1) / GP;  // groups per tile row
-    constexpr bool SPREAD = GP == 16;                      // 4 rows × 2 groups per 8 consecutive items
-    constexpr int GQ = (NG + 1) / 2;
-    constexpr int ITEMS = SPREAD ? (Cfg::ROWS + 3) / 4 * GQ * 8 : Cfg::ROWS * NG;
+    static constexpr int PLANE = Cfg::ROWS * Cfg::S;
+    static constexpr int WORDS = GP * C / 4;  // 32-bit words per group
+    static constexpr int LEAD = GP == 4 ? 0 : 16 - Cfg::RA;  // tile column of a group's first pixel: GP · g − LEAD
+    static constexpr int NG = (Cfg::COLS4 + LEAD + GP - 1) / GP;  // groups per tile row
+    static constexpr bool SPREAD = GP == 16;                      // 4 rows × 2 groups per 8 consecutive items
+    static constexpr int GQ = (NG + 1) / 2;
+    static constexpr int ITEMS = SPREAD ? (Cfg::ROWS + 3) / 4 * GQ * 8 : Cfg::ROWS * NG;
+    static constexpr int PER = (ITEMS + kBlockThreads - 1) / kBlockThreads;
     static_assert(Cfg::S / 4 % 2 == 1);
-    auto itemAt = [](int idx, int& r, int& g) {
+    // Tile row r and group g of item idx.
+    __device__ __forceinline__ static void itemAt(int idx, int& r, int& g) {
         if constexpr (SPREAD) {
             r = (idx >> 3) / GQ * 4 + (idx & 3);
             g = (idx >> 3) % GQ * 2 + ((idx >> 2) & 1);
@@ -91,26 +92,32 @@ __device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int o
             r = idx / NG;
             g = idx - r * NG;
         }
-    };
-    constexpr int PER = (ITEMS + kBlockThreads - 1) / kBlockThreads;
-    const bool words = f.rowAlign >= 4;
-    const bool quads = f.rowAlign >= 16 && WORDS % 4 == 0;
-    unsigned raw[PER][WORDS];
+    }
+};
+
+// This thread's groups wholly inside the frame (words: rows 4-byte aligned) as words, all loads issued before any
+// is converted; 0 for the others.
+template <int C, int K, int GP>
+__device__ __forceinline__ void loadGroupWords(const ConvFrame& f, int ax, int oy, bool words,
+                                               unsigned (&raw)[TileGroups<C, K, GP>::PER][TileGroups<C, K, GP>::WORDS]) {
+    using G = TileGroups<C, K, GP>;
+    using Cfg = InterleavedConfig<K>;
+    const bool quads = f.rowAlign >= 16 && G::WORDS % 4 == 0;
 #pragma unroll
-    for (int it = 0; it < PER; ++it) {
+    for (int it = 0; it < G::PER; ++it) {
         const int idx = threadIdx.x + it * kBlockThreads;
 #pragma unroll
-        for (int w = 0; w < WORDS; ++w) raw[it][w] = 0;
+        for (int w = 0; w < G::WORDS; ++w) raw[it][w] = 0;
         int r, g;
-        itemAt(idx, r, g);
-        if (idx < ITEMS && r < Cfg::ROWS && g < NG) {
-            const int x = ax - LEAD + GP * g;
+        G::itemAt(idx, r, g);
+        if (idx < G::ITEMS && r < Cfg::ROWS && g < G::NG) {
+            const int x = ax - G::LEAD + GP * g;
             const int gy = borderIndex(oy + r, f.height, f.border);
             if (words && gy >= 0 && x >= 0 && x + GP <= f.width) {
                 const unsigned char* p = f.src + std::size_t(gy) * f.srcPitch + std::size_t(x) * C;
                 if (quads) {
 #pragma unroll
-                    for (int q = 0; q < WORDS / 4; ++q) {
+                    for (int q = 0; q < G::WORDS / 4; ++q) {
                         const uint4 v = __ldg(reinterpret_cast<const uint4*>(p) + q);
                         raw[it][4 * q] = v.x;
                         raw[it][4 * q + 1] = v.y;
@@ -119,25 +126,35 @@ __device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int o
                     }
                 } else {
 #pragma unroll
-                    for (int w = 0; w < WORDS; ++w) raw[it][w] = __ldg(reinterpret_cast<const unsigned*>(p) + w);
+                    for (int w = 0; w < G::WORDS; ++w) raw[it][w] = __ldg(reinterpret_cast<const unsigned*>(p) + w);
                 }
             }
         }
     }
+}
+
+// This thread's groups into the planes as floats: from the loaded words, or sample by sample through borderIndex
+// for groups not wholly inside the frame.
+template <int C, int K, int GP>
+__device__ __forceinline__ void storeGroups(const ConvFrame& f, int ax, int oy, bool words,
+                                            const unsigned (&raw)[TileGroups<C, K, GP>::PER][TileGroups<C, K, GP>::WORDS],
+                                            float* tile) {
+    using G = TileGroups<C, K, GP>;
+    using Cfg = InterleavedConfig<K>;
 #pragma unroll
-    for (int it = 0; it < PER; ++it) {
+    for (int it = 0; it < G::PER; ++it) {
         const int idx = threadIdx.x + it * kBlockThreads;
-        if (idx >= ITEMS) break;
+        if (idx >= G::ITEMS) break;
         int r, g;
-        itemAt(idx, r, g);
-        if (r >= Cfg::ROWS || g >= NG) continue;
-        const int x = ax - LEAD + GP * g;
+        G::itemAt(idx, r, g);
+        if (r >= Cfg::ROWS || g >= G::NG) continue;
+        const int x = ax - G::LEAD + GP * g;
         const int gy = borderIndex(oy + r, f.height, f.border);
         const bool wordsHere = words && gy >= 0 && x >= 0 && x + GP <= f.width;
         const unsigned char* row = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
 #pragma unroll
         for (int m = 0; m < GP / 4; ++m) {  // 4-pixel runs
-            const int col = GP * g - LEAD + 4 * m;
+            const int col = GP * g - G::LEAD + 4 * m;
             if (GP != 4 && (col < 0 || col >= Cfg::COLS4)) continue;
             float v[4 * C];  // pixel s of the run, channel c at v[s * C + c]
             if (wordsHere) {
@@ -154,10 +171,19 @@ __device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int o
             }
 #pragma unroll
             for (int c = 0; c < C; ++c)
-                *reinterpret_cast<float4*>(tile + c * PLANE + r * Cfg::S + col) =
+                *reinterpret_cast<float4*>(tile + c * G::PLANE + r * Cfg::S + col) =
                     make_float4(v[c], v[C + c], v[2 * C + c], v[3 * C + c]);
         }
     }
+}
+
+template <int C, int K, int GP>
+__device__ __forceinline__ void loadTileGroups(const ConvFrame& f, int ax, int oy, float* tile) {
+    using G = TileGroups<C, K, GP>;
+    const bool words = f.rowAlign >= 4;
+    unsigned raw[G::PER][G::WORDS];
+    loadGroupWords<C, K, GP>(f, ax, oy, words, raw);
+    storeGroups<C, K, GP>(f, ax, oy, words, raw, tile);
 }
 
 template <int C, int K>
@@ -257,26 +283,8 @@ __global__ void __launch_bounds__(kBlockThreads)
                 const int r = (w & 7) + 8 * (w / (8 * GROUPS));
                 const int xs = ((w >> 3) % GROUPS) * PX;
                 if (r >= Cfg::ROWS) continue;
-                const float4* run = reinterpret_cast<const float4*>(plane + r * Cfg::S + xs);
-                float v[4 * Cfg::NV];
-#pragma unroll
-                for (int q = 0; q < Cfg::NV; ++q) {
-                    const float4 a = run[q];
-                    v[4 * q] = a.x;
-                    v[4 * q + 1] = a.y;
-                    v[4 * q + 2] = a.z;
-                    v[4 * q + 3] = a.w;
-                }
-                float acc[PX];
-#pragma unroll
-                for (int i = 0; i < PX; ++i) acc[i] = 0.f;
-#pragma unroll
-                for (int kx = 0; kx < K; ++kx)
-#pragma unroll
-                    for (int i = 0; i < PX; ++i) acc[i] = fmaf(p.row[kx], v[Cfg::D + i + kx], acc[i]);
-                float4* dst = reinterpret_cast<float4*>(mid + r * Cfg::SM + xs);
-                dst[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-                dst[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+                static_assert(PX == 8);
+                rowPassRun8<K, Cfg::NV, Cfg::D>(plane + r * Cfg::S + xs, p.row, mid + r * Cfg::SM + xs);
             }
             __syncthreads();
             // Column pass: PX pixels of row ty.

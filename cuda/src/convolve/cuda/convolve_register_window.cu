@@ -221,6 +221,102 @@ template <int K, int C, unsigned FMASK, bool SEP> constexpr int minBlocksPerSm()
     return K == 5 && (SEP ? C == 4 && FMASK == 7 : C == 1) ? 4 : 0;
 }
 
+// Pixels x − R … x + PX − 1 + R of a source row, filtered channels only (by plane): the lane's own converted, the
+// R on either side from the neighbour lanes.
+template <int C, int PX, int NW, int NF, int R, unsigned FMASK>
+__device__ __forceinline__ void laneWindow(const LaneRow<NW>& cur, float (&v)[PX + 2 * R][NF]) {
+#pragma unroll
+    for (int i = 0; i < PX; ++i)
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            if (!((FMASK >> c) & 1u)) continue;
+            const int e = i * C + c;
+            v[R + i][planeOf<FMASK>(c)] = wordSample(cur.w[e / 4], e % 4);
+        }
+#pragma unroll
+    for (int h = 0; h < R; ++h)
+#pragma unroll
+        for (int q = 0; q < NF; ++q) {
+            v[h][q] = __shfl_up_sync(0xFFFFFFFFu, v[PX + h][q], 1);
+            v[PX + R + h][q] = __shfl_down_sync(0xFFFFFFFFu, v[R + h][q], 1);
+        }
+}
+
+// Source row j (ring slot u = j mod K) into the sums of the output rows it feeds, in tap order: separable, its row
+// pass times each output row's column tap; direct, the row's K taps of each output row.
+template <int K, int PX, int NF, bool SEP>
+__device__ __forceinline__ void addWindowRow(const RegisterParams<K, SEP>& p, const float (&v)[PX + 2 * (K / 2)][NF],
+                                             int u, int j, int outRows, float (&acc)[K][PX][NF]) {
+    if constexpr (SEP) {
+#pragma unroll
+        for (int i = 0; i < PX; ++i)
+#pragma unroll
+            for (int q = 0; q < NF; ++q) {
+                float m = 0.f;
+#pragma unroll
+                for (int kx = 0; kx < K; ++kx) m = fmaf(p.taps[kx], v[i + kx][q], m);
+#pragma unroll
+                for (int ky = 0; ky < K; ++ky) {
+                    const int s = (u - ky + K) % K;
+                    acc[s][i][q] = fmaf(p.taps[K + ky], m, ky == 0 ? 0.f : acc[s][i][q]);
+                }
+            }
+    } else {
+#pragma unroll
+        for (int ky = 0; ky < K; ++ky) {
+            // Kernel row ky of output row j − ky. The segment's first and last K − 1 source rows feed fewer than K
+            // of its output rows: the others are skipped (a branch the whole warp takes; with short segments a
+            // large share of the FMAs would go to rows outside the segment).
+            const int o = j - ky;
+            if (o < 0 || o >= outRows) continue;
+            const int s = (u - ky + K) % K;
+#pragma unroll
+            for (int i = 0; i < PX; ++i)
+#pragma unroll
+                for (int q = 0; q < NF; ++q) {
+                    float a = ky == 0 ? 0.f : acc[s][i][q];
+#pragma unroll
+                    for (int kx = 0; kx < K; ++kx) a = fmaf(p.taps[ky * K + kx], v[i + kx][q], a);
+                    acc[s][i][q] = a;
+                }
+        }
+    }
+}
+
+// A finished output row's words to dst at d: whole vector words where the lane stores all its pixels on an aligned
+// address, else byte by byte those in [begin, end).
+template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE>
+__device__ __forceinline__ void storeWindowRow(const RegisterParams<K, SEP>& p, unsigned char* d, int x, bool storesAll,
+                                               unsigned (&out)[RegisterConfig<K, C, FMASK, LEAVE>::NW]) {
+    using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
+    constexpr int PX = Cfg::PX, NW = Cfg::NW;
+    const unsigned align = unsigned(reinterpret_cast<std::uintptr_t>(d));
+    constexpr unsigned vector = NW == 4 ? 15 : NW == 2 ? 7 : 3;
+    if (storesAll && (align & vector) == 0) {
+        if constexpr (LEAVE) {  // the words' other samples as dst holds them
+            unsigned old[NW];
+            loadWords<NW, false>(d, true, old);
+#pragma unroll
+            for (int q = 0; q < NW; ++q) out[q] |= old[q] & ~Cfg::filteredBits(q);
+        }
+        if constexpr (NW == 4) *reinterpret_cast<uint4*>(d) = make_uint4(out[0], out[1 % NW], out[2 % NW], out[3 % NW]);
+        else if constexpr (NW == 2) *reinterpret_cast<uint2*>(d) = make_uint2(out[0], out[1 % NW]);
+        else
+#pragma unroll
+            for (int q = 0; q < NW; ++q) reinterpret_cast<unsigned*>(d)[q] = out[q];
+    } else {
+#pragma unroll
+        for (int i = 0; i < PX; ++i)
+            if (x + i >= p.begin && x + i < p.end)
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    if (LEAVE && !((FMASK >> c) & 1u)) continue;
+                    const int e = i * C + c;
+                    d[e] = static_cast<unsigned char>(out[e / 4] >> (8 * (e % 4)));
+                }
+    }
+}
+
 // WIDE: rows 16-byte aligned, source rows read in vector words (else 32-bit words; compiled apart, so that no load
 // carries the other's predicated twin).
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE, bool WIDE>
@@ -280,58 +376,9 @@ __global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, S
             ring[(u + K - 1) % K] = loadLaneRow<C, PX, NW>(f, sourceRow(min(j + K - 1, rows - 1)), x, whole, wide, p.borderWord);
             const LaneRow<NW>& cur = ring[u];
             if constexpr (Cfg::COPIES) kept[u] = keepCopied<C, PX, NW, FMASK>(cur.w);
-
-            float v[PX + 2 * R][NF];  // pixels x − R … x + PX − 1 + R of this row
-#pragma unroll
-            for (int i = 0; i < PX; ++i)
-#pragma unroll
-                for (int c = 0; c < C; ++c) {
-                    if (!((FMASK >> c) & 1u)) continue;
-                    const int e = i * C + c;
-                    v[R + i][planeOf<FMASK>(c)] = wordSample(cur.w[e / 4], e % 4);
-                }
-#pragma unroll
-            for (int h = 0; h < R; ++h)
-#pragma unroll
-                for (int q = 0; q < NF; ++q) {
-                    v[h][q] = __shfl_up_sync(0xFFFFFFFFu, v[PX + h][q], 1);
-                    v[PX + R + h][q] = __shfl_down_sync(0xFFFFFFFFu, v[R + h][q], 1);
-                }
-
-            if constexpr (SEP) {
-#pragma unroll
-                for (int i = 0; i < PX; ++i)
-#pragma unroll
-                    for (int q = 0; q < NF; ++q) {
-                        float m = 0.f;
-#pragma unroll
-                        for (int kx = 0; kx < K; ++kx) m = fmaf(p.taps[kx], v[i + kx][q], m);
-#pragma unroll
-                        for (int ky = 0; ky < K; ++ky) {
-                            const int s = (u - ky + K) % K;
-                            acc[s][i][q] = fmaf(p.taps[K + ky], m, ky == 0 ? 0.f : acc[s][i][q]);
-                        }
-                    }
-            } else {
-#pragma unroll
-                for (int ky = 0; ky < K; ++ky) {
-                    // Kernel row ky of output row j − ky. The segment's first and last K − 1 source rows feed fewer
-                    // than K of its output rows: the others are skipped (a branch the whole warp takes; with short
-                    // segments a large share of the FMAs would go to rows outside the segment).
-                    const int o = j - ky;
-                    if (o < 0 || o >= outRows) continue;
-                    const int s = (u - ky + K) % K;
-#pragma unroll
-                    for (int i = 0; i < PX; ++i)
-#pragma unroll
-                        for (int q = 0; q < NF; ++q) {
-                            float a = ky == 0 ? 0.f : acc[s][i][q];
-#pragma unroll
-                            for (int kx = 0; kx < K; ++kx) a = fmaf(p.taps[ky * K + kx], v[i + kx][q], a);
-                            acc[s][i][q] = a;
-                        }
-                }
-            }
+            float v[PX + 2 * R][NF];
+            laneWindow<C, PX, NW, NF, R, FMASK>(cur, v);
+            addWindowRow<K, PX, NF, SEP>(p, v, u, j, outRows, acc);
 
             // Output row j − (K − 1) has taken its last tap.
             const int o = j - (K - 1);
@@ -343,31 +390,7 @@ __global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, S
                 else finishRow<C, PX, NW, NF, FMASK, false>(acc[s], 0.f, false, out);
                 if constexpr (Cfg::COPIES) placeCopied<C, PX, NW, FMASK>(kept[(u - R + K) % K], out);
                 unsigned char* d = f.dst + std::size_t(y) * f.dstPitch + dstBytes;
-                const unsigned align = unsigned(reinterpret_cast<std::uintptr_t>(d));
-                constexpr unsigned vector = NW == 4 ? 15 : NW == 2 ? 7 : 3;
-                if (storesAll && (align & vector) == 0) {
-                    if constexpr (LEAVE) {  // the words' other samples as dst holds them
-                        unsigned old[NW];
-                        loadWords<NW, false>(d, true, old);
-#pragma unroll
-                        for (int q = 0; q < NW; ++q) out[q] |= old[q] & ~Cfg::filteredBits(q);
-                    }
-                    if constexpr (NW == 4) *reinterpret_cast<uint4*>(d) = make_uint4(out[0], out[1 % NW], out[2 % NW], out[3 % NW]);
-                    else if constexpr (NW == 2) *reinterpret_cast<uint2*>(d) = make_uint2(out[0], out[1 % NW]);
-                    else
-#pragma unroll
-                        for (int q = 0; q < NW; ++q) reinterpret_cast<unsigned*>(d)[q] = out[q];
-                } else {
-#pragma unroll
-                    for (int i = 0; i < PX; ++i)
-                        if (x + i >= p.begin && x + i < p.end)
-#pragma unroll
-                            for (int c = 0; c < C; ++c) {
-                                if (LEAVE && !((FMASK >> c) & 1u)) continue;
-                                const int e = i * C + c;
-                                d[e] = static_cast<unsigned char>(out[e / 4] >> (8 * (e % 4)));
-                            }
-                }
+                storeWindowRow<K, C, FMASK, SEP, LEAVE>(p, d, x, storesAll, out);
             }
         }
     }

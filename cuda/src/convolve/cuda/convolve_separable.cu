@@ -102,26 +102,8 @@ __global__ void __launch_bounds__(kBlockThreads, SeparableConfig<K, TH>::MIN_BLO
         const int r = (w & 7) + 8 * (w / (8 * C::GROUPS));
         const int xs = ((w >> 3) % C::GROUPS) * C::PX;
         if (r >= C::ROWS) continue;
-        const float4* run = reinterpret_cast<const float4*>(tile + r * C::S + xs);
-        float v[4 * C::NV];
-#pragma unroll
-        for (int q = 0; q < C::NV; ++q) {
-            const float4 a = run[q];
-            v[4 * q] = a.x;
-            v[4 * q + 1] = a.y;
-            v[4 * q + 2] = a.z;
-            v[4 * q + 3] = a.w;
-        }
-        float acc[C::PX];
-#pragma unroll
-        for (int i = 0; i < C::PX; ++i) acc[i] = 0.f;
-#pragma unroll
-        for (int kx = 0; kx < K; ++kx)
-#pragma unroll
-            for (int i = 0; i < C::PX; ++i) acc[i] = fmaf(p.row[kx], v[C::D + i + kx], acc[i]);
-        float4* out = reinterpret_cast<float4*>(mid + r * C::SM + xs);
-        out[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-        out[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+        static_assert(C::PX == 8);
+        rowPassRun8<K, C::NV, C::D>(tile + r * C::S + xs, p.row, mid + r * C::SM + xs);
     }
     __syncthreads();
 

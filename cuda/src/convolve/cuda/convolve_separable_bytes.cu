@@ -142,6 +142,273 @@ template <int C, int SKIP> __device__ __forceinline__ int laneChannel(int first,
     }
 }
 
+template <int K, int C, bool OVERLAP>
+using BytesStaged = uint4[BytesConfig<K, C, OVERLAP>::STAGES][BytesConfig<K, C, OVERLAP>::CH][BytesConfig<K, C, OVERLAP>::SPAN + 1];
+
+// What staging a chunk's source rows takes: the strip row's span (SPAN 16-byte words from byte spanByte of a row,
+// those from firstInside to rightOut wholly inside the frame) and this thread's words of every chunk, placed once.
+template <int ITEMS> struct BytesStage {
+    int y0, total;
+    int spanByte, firstInside, rightOut;
+    bool edgeBlock;
+    uint4 borderWords;
+    const std::uint8_t* spanSrc;
+    unsigned srcPitch;
+    int itemRow[ITEMS], itemByte[ITEMS];
+    unsigned itemShared[ITEMS];
+};
+
+// Stages the chunk from intermediate row `first` into staged[buffer]. Chunks whose rows all lie inside the frame
+// take each word's address straight from its row: one multiply and a cp.async, where borderIndex, the index
+// arithmetic and the generic shared address take about forty instructions. Words not wholly inside the frame are
+// built byte by byte by all the threads, so that the edge strips are not held up by one warp.
+template <int K, int C, bool OVERLAP, int ITEMS>
+__device__ __forceinline__ void stageChunk(const BytesParams<K>& p, BytesStaged<K, C, OVERLAP>& staged,
+                                           const BytesStage<ITEMS>& st, int t, int buffer, int first) {
+    using Cfg = BytesConfig<K, C, OVERLAP>;
+    const ConvFrame& f = p.f;
+    constexpr unsigned kStageBytes = sizeof(staged[0]);
+    const int firstRow = st.y0 - Cfg::R + first;
+    if (firstRow >= 0 && firstRow + Cfg::CH <= f.height) {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            if (first + st.itemRow[k] >= st.total) continue;
+            const std::uint8_t* src =
+                st.spanSrc + std::size_t(unsigned(firstRow + st.itemRow[k])) * st.srcPitch + st.itemByte[k];
+#if CUDAFILTERS_CP_ASYNC
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                         :
+                         : "r"(st.itemShared[k] + unsigned(buffer) * kStageBytes), "l"(src)
+                         : "memory");
+#else
+            stageWord(&staged[buffer][st.itemRow[k]][st.itemByte[k] / 16], src);
+#endif
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const int row = st.itemRow[k];
+            if (first + row >= st.total) continue;
+            const int gy = borderIndex(firstRow + row, f.height, f.border);
+            uint4* word = &staged[buffer][row][st.itemByte[k] / 16];
+            if (gy >= 0) stageWord(word, st.spanSrc + std::size_t(gy) * f.srcPitch + st.itemByte[k]);
+            else *word = st.borderWords;
+        }
+    }
+    stageCommit();
+    if (!st.edgeBlock) return;
+    constexpr int kPerRow = Cfg::THREADS / Cfg::CH;  // threads a row, bytes part, part + kPerRow, … of a word each
+    const int row = t / kPerRow, part = t % kPerRow;
+    if (first + row >= st.total) return;
+    const int gy = borderIndex(st.y0 - Cfg::R + first + row, f.height, f.border);
+    const std::uint8_t* src = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
+    auto stageBytes = [&](int w) {
+        std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[buffer][row][w]);
+#pragma unroll
+        for (int e = part; e < 16; e += kPerRow) {
+            const int b = st.spanByte + 16 * w + e;  // byte of the row, may lie outside it
+            const int x = b >= 0 ? b / C : -((C - 1 - b) / C), ch = b - x * C;
+            const int gx = borderIndex(x, f.width, f.border);
+            word[e] = std::uint8_t(src == nullptr || gx < 0 ? p.borderWord : unsigned(__ldg(src + gx * C + ch)));
+        }
+    };
+    for (int w = 0; w < st.firstInside; ++w) stageBytes(w);
+    for (int w = st.rightOut; w < Cfg::SPAN; ++w) stageBytes(w);
+}
+
+// A row-pass lane's run: its row of each chunk, its channel and first pixel, its first staged word, whether its
+// channel is copied, and the byte permutes picking byte k + runChannel of a word as a float's low byte.
+struct BytesRun {
+    int runRow, runChannel, runPixel, runWord;
+    bool runCopies;
+    unsigned pick[4];
+};
+
+// Row pass of the chunk's `rows` intermediate rows from staged[buffer] into the ring from this thread's `slot`.
+template <int K, int C, bool OVERLAP>
+__device__ __forceinline__ void bytesRowPass(const BytesParams<K>& p, const BytesStaged<K, C, OVERLAP>& staged,
+                                             float* mid, const BytesRun& rn, int buffer, int rows, int slot) {
+    using Cfg = BytesConfig<K, C, OVERLAP>;
+    if (rn.runRow < rows) {
+        float acc[Cfg::PX];
+        unsigned words[4 * Cfg::LOADS];  // the run's staged bytes as 32-bit words
+#pragma unroll
+        for (int q = 0; q < Cfg::LOADS; ++q) {
+            const uint4 word = staged[buffer][rn.runRow][rn.runWord + q];
+            words[4 * q] = word.x;
+            words[4 * q + 1] = word.y;
+            words[4 * q + 2] = word.z;
+            words[4 * q + 3] = word.w;
+        }
+        // Window sample j (pixel runPixel − R + j) is byte (D + j) · C + runChannel of those words: one byte permute
+        // and one subtraction; with 3 channels the byte may lie in the next word, so it is picked from the pair first.
+        auto sample = [&](int j) {
+            const int b = (Cfg::D + j) * C;
+            if constexpr (C == 3) {
+                const unsigned next = b / 4 + 1 < 4 * Cfg::LOADS ? words[b / 4 + 1] : 0u;
+                const unsigned byte = __byte_perm(words[b / 4], next, rn.pick[b % 4] & 0xFu);
+                return __uint_as_float(__byte_perm(byte, 0x4B00u, 0x5440u)) - 8388608.f;
+            } else {
+                return __uint_as_float(__byte_perm(words[b / 4], 0x4B00u, rn.pick[b % 4])) - 8388608.f;
+            }
+        };
+        if (rn.runCopies) {
+            // A channel copied unfiltered: its samples as they are.
+#pragma unroll
+            for (int i = 0; i < Cfg::PX; ++i) acc[i] = sample(Cfg::R + i);
+        } else {
+#pragma unroll
+            for (int i = 0; i < Cfg::PX; ++i) acc[i] = 0.f;
+            // Each sample goes into every output it reaches as it arrives; every output still sums its taps in
+            // order kx = 0 … K − 1.
+#pragma unroll
+            for (int j = 0; j < Cfg::PX + K - 1; ++j) {
+                const float u = sample(j);
+#pragma unroll
+                for (int i = 0; i < Cfg::PX; ++i) {
+                    const int kx = j - i;
+                    if (kx >= 0 && kx < K) acc[i] = fmaf(p.row[kx], u, acc[i]);
+                }
+            }
+        }
+        float* out = mid + slot * Cfg::SM + rn.runPixel * C + rn.runChannel;
+        auto put = [&](int at) {
+            if constexpr (C == 1) {
+#pragma unroll
+                for (int v = 0; v < Cfg::PX / 4; ++v)
+                    reinterpret_cast<float4*>(out + at)[v] =
+                        make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < Cfg::PX; ++i) out[at + i * C] = acc[i];
+            }
+        };
+        put(0);
+        if constexpr (Cfg::MIRROR > 0)
+            if (slot < Cfg::MIRROR) put(Cfg::RING * Cfg::SM);
+    }
+}
+
+// A column-pass thread's place: 4 samples of a row (sample k is channel (4 quad + k) % C) and a band of PYC rows.
+struct BytesColumn {
+    int quad, band, colByte;
+    bool columnInside;
+    std::uint8_t* columnDst;
+    std::size_t dstPitch;
+    unsigned copiedSamples;  // of the 4 samples, those of channels copied unfiltered
+    int rowBytes;
+};
+
+// Column pass of this thread's PYC output rows from o0 (those before `ready`), rounded four samples at a time and
+// stored as one 4-byte word a row where the words lie inside the frame.
+template <int K, int C, bool ADJUST, int SKIP, bool OVERLAP>
+__device__ __forceinline__ void bytesColumnPass(const BytesParams<K>& p, const float* mid, const BytesColumn& col,
+                                                int y0, int o0, int ready) {
+    using Cfg = BytesConfig<K, C, OVERLAP>;
+    const ConvFrame& f = p.f;
+    const int firstSlot = o0 % Cfg::RING;
+    const float* column = mid + firstSlot * Cfg::SM + 4 * col.quad;
+    // OVERLAP: window row i is row i % PYC of the group from `group`, which wraps at the ring's end.
+    const float* group = column;
+    float4 acc[Cfg::PYC];
+#pragma unroll
+    for (int j = 0; j < Cfg::PYC; ++j) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int i = 0; i < Cfg::PYC + K - 1; ++i) {
+        if (OVERLAP && i > 0 && i % Cfg::PYC == 0) {
+            group += Cfg::PYC * Cfg::SM;
+            if (group >= mid + Cfg::RING * Cfg::SM) group -= Cfg::RING * Cfg::SM;
+        }
+        const float4 u =
+            *reinterpret_cast<const float4*>(OVERLAP ? group + i % Cfg::PYC * Cfg::SM : column + i * Cfg::SM);
+#pragma unroll
+        for (int j = 0; j < Cfg::PYC; ++j) {
+            const int ky = i - j;
+            if (ky >= 0 && ky < K) {
+                const float c = p.column[ky];
+                acc[j] = make_float4(SKIP == 0 ? acc[j].x : fmaf(c, u.x, acc[j].x),
+                                     SKIP == 1 ? acc[j].y : fmaf(c, u.y, acc[j].y),
+                                     SKIP == 2 ? acc[j].z : fmaf(c, u.z, acc[j].z),
+                                     SKIP == 3 ? acc[j].w : fmaf(c, u.w, acc[j].w));
+            }
+        }
+    }
+    unsigned words[Cfg::PYC];
+#pragma unroll
+    for (int j = 0; j < Cfg::PYC; ++j) {
+        float v[4] = {adjusted<ADJUST>(acc[j].x, f.bias, f.absolute != 0),
+                      adjusted<ADJUST>(acc[j].y, f.bias, f.absolute != 0),
+                      adjusted<ADJUST>(acc[j].z, f.bias, f.absolute != 0),
+                      adjusted<ADJUST>(acc[j].w, f.bias, f.absolute != 0)};
+        if (C > 1 && col.copiedSamples != 0u) {
+            // A copied channel: the output row's own intermediate row, its source sample.
+            const float* own = column + (j + Cfg::R) * Cfg::SM;
+            if (OVERLAP && firstSlot + j + Cfg::R >= Cfg::RING) own -= Cfg::RING * Cfg::SM;
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if ((col.copiedSamples >> k) & 1u) v[k] = own[k];
+        }
+        words[j] = packBytes(roundToInt(v[0]), roundToInt(v[1]), roundToInt(v[2]), roundToInt(v[3]));
+    }
+    std::uint8_t* const out = col.columnDst + std::size_t(unsigned(y0 + o0)) * col.dstPitch;
+    if (o0 + Cfg::PYC <= ready && col.columnInside) {
+#pragma unroll
+        for (int j = 0; j < Cfg::PYC; ++j) *reinterpret_cast<unsigned*>(out + j * col.dstPitch) = words[j];
+    } else {
+#pragma unroll
+        for (int j = 0; j < Cfg::PYC; ++j)
+            for (int b = 0; b < 4; ++b)
+                if (o0 + j < ready && col.colByte + b < col.rowBytes)
+                    out[j * col.dstPitch + b] = std::uint8_t(words[j] >> (8 * b));
+    }
+}
+
+// The chunks' staging, placed once per block (BytesStage).
+template <int K, int C, bool OVERLAP, int ITEMS>
+__device__ __forceinline__ void placeStage(const BytesParams<K>& p, BytesStaged<K, C, OVERLAP>& staged, int x0, int y0,
+                                           int total, int rowBytes, int t, BytesStage<ITEMS>& st) {
+    using Cfg = BytesConfig<K, C, OVERLAP>;
+    const ConvFrame& f = p.f;
+    st.y0 = y0, st.total = total;
+    st.spanByte = (x0 - Cfg::LEAD) * C;
+    st.firstInside = st.spanByte < 0 ? (-st.spanByte + 15) / 16 : 0;
+    st.rightOut = min(Cfg::SPAN, (rowBytes - st.spanByte) / 16);
+    st.edgeBlock = st.firstInside > 0 || st.rightOut < Cfg::SPAN;
+    st.borderWords = make_uint4(p.borderWord, p.borderWord, p.borderWord, p.borderWord);
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+        const int item = t + k * Cfg::THREADS, row = min(item / Cfg::SPAN, Cfg::CH - 1), w = item % Cfg::SPAN;
+        const bool mine = item < Cfg::CH * Cfg::SPAN && w >= st.firstInside && w < st.rightOut;
+        st.itemRow[k] = mine ? row : Cfg::CH << 16;  // a row no chunk has
+        st.itemByte[k] = 16 * w;
+        st.itemShared[k] = unsigned(__cvta_generic_to_shared(&staged[0][row][w]));
+    }
+    st.spanSrc = f.src + st.spanByte;
+    st.srcPitch = unsigned(f.srcPitch);  // below 4 GiB (separableBytesApplies)
+}
+
+// This thread's column-pass place (BytesColumn).
+template <int K, int C, int SKIP, bool OVERLAP>
+__device__ __forceinline__ void placeColumn(const ConvFrame& f, int x0, int rowBytes, int t, unsigned copied,
+                                            BytesColumn& col) {
+    using Cfg = BytesConfig<K, C, OVERLAP>;
+    col.rowBytes = rowBytes;
+    col.quad = t % (Cfg::TB / 4), col.band = t / (Cfg::TB / 4);
+    col.colByte = x0 * C + 4 * col.quad;
+    col.columnInside = col.colByte + 4 <= rowBytes;
+    col.columnDst = f.dst + col.colByte;
+    col.dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableBytesApplies)
+    // SKIP: known at compile time, the copy is one shared load a row, where testing the flags bit by bit at run time
+    // reloads them from constant memory every row.
+    col.copiedSamples = 0;
+    if constexpr (SKIP >= 0) {
+        col.copiedSamples = 1u << SKIP;
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) col.copiedSamples |= ((copied >> ((4 * col.quad + k) % C)) & 1u) << k;
+    }
+}
+
 // SKIP (4 channels): a channel copied unfiltered whose column sums are not computed at all (-1: none; the copied
 // channels are then summed and replaced).
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1, bool OVERLAP = false>
@@ -161,186 +428,34 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const unsigned copied = f.copy & ~f.mask & kAll;  // the others are filtered (separableBytesApplies)
     static_assert(SKIP < 0 || C == 4);
 
-    // Row pass: this thread's row of each chunk (its lane) and run (its warp): the 8 threads of a quarter warp take
-    // 8 consecutive rows of one run, so their 16-byte shared accesses fall on distinct banks. With 2 to 4 channels the
-    // warp's quarters take different channels of the run's pixels (the channel turning by one a quarter, among the
-    // filtered ones under SKIP), so that the sample-by-sample stores of a quarter fall on other banks than the next
-    // quarter's: 2-way conflicts at most (none for 4 channels filtered) where one channel a warp met 4-way ones.
-    const int runRow = t % 32, run = t / 32;
-    const int runChannel = laneChannel<C, SKIP>(run % C, runRow / 8), runPixel = Cfg::PX * (run / C);
-    const int runWord = runPixel * C / 16;  // first staged word of the run's window
-    const bool runCopies =  // one channel is filtered (separableBytesApplies)
-        SKIP >= 0 ? runChannel == SKIP : C > 1 && ((copied >> runChannel) & 1u);
-    // Byte permutes picking byte k + runChannel of a word as a float's low byte (byteAsFloat's selector).
-    unsigned pick[4];
+    // Row pass: the 8 threads of a quarter warp take 8 consecutive rows of one run, so their 16-byte shared accesses
+    // fall on distinct banks. With 2 to 4 channels the quarters take different channels of the run's pixels
+    // (laneChannel), so that the sample stores of a quarter fall on other banks than the next quarter's.
+    BytesRun rn;
+    rn.runRow = t % 32;
+    const int run = t / 32;
+    rn.runChannel = laneChannel<C, SKIP>(run % C, rn.runRow / 8), rn.runPixel = Cfg::PX * (run / C);
+    rn.runWord = rn.runPixel * C / 16;
+    rn.runCopies = SKIP >= 0 ? rn.runChannel == SKIP : C > 1 && ((copied >> rn.runChannel) & 1u);
 #pragma unroll
-    for (int k = 0; k < 4; ++k) pick[k] = 0x5440u + unsigned(k + runChannel);
+    for (int k = 0; k < 4; ++k) rn.pick[k] = 0x5440u + unsigned(k + rn.runChannel);
 
-    // The strip row's source: SPAN 16-byte words, word w from byte (x0 − LEAD) · C + 16 w, staged for a chunk in
-    // `staged` (one spare word a row: a run's lanes read on distinct banks). Words inside the frame are copied by
-    // cp.async, each by one thread, while a column pass runs (OVERLAP: a row pass and a column pass); words not wholly
-    // inside the frame (those left of byte 0 where the strip starts the row, those from rightOut on) are built byte by
-    // byte by all the threads, so that the strips at the frame's edges are not held up by one warp.
+    // A chunk's source rows, staged by cp.async while a column pass runs (OVERLAP: a row pass and a column pass); one
+    // spare word a row, so that a run's lanes read on distinct banks.
     __shared__ uint4 staged[Cfg::STAGES][Cfg::CH][Cfg::SPAN + 1];
-    const int spanByte = (x0 - Cfg::LEAD) * C;
-    const int firstInside = spanByte < 0 ? (-spanByte + 15) / 16 : 0;
-    const int rightOut = min(Cfg::SPAN, (rowBytes - spanByte) / 16);
-    const bool edgeBlock = firstInside > 0 || rightOut < Cfg::SPAN;
-    const uint4 borderWords = make_uint4(p.borderWord, p.borderWord, p.borderWord, p.borderWord);
-    // This thread's words of every chunk, placed once: word w of staged row `row` from byte 16 w of the strip row's
-    // span (a row past the chunk, or a word not inside the frame, never staged by it). Chunks whose rows all lie inside
-    // the frame (all but those at a segment's start or end near the frame's top or bottom) take each word's address
-    // straight from its row: one multiply and a cp.async, where borderIndex, the index arithmetic and the generic
-    // shared address take about forty instructions.
     constexpr int ITEMS = (Cfg::CH * Cfg::SPAN + Cfg::THREADS - 1) / Cfg::THREADS;
-    constexpr unsigned kStageBytes = sizeof(staged[0]);
-    int itemRow[ITEMS], itemByte[ITEMS];
-    unsigned itemShared[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const int item = t + k * Cfg::THREADS, row = min(item / Cfg::SPAN, Cfg::CH - 1), w = item % Cfg::SPAN;
-        const bool mine = item < Cfg::CH * Cfg::SPAN && w >= firstInside && w < rightOut;
-        itemRow[k] = mine ? row : Cfg::CH << 16;  // a row no chunk has
-        itemByte[k] = 16 * w;
-        itemShared[k] = unsigned(__cvta_generic_to_shared(&staged[0][row][w]));
-    }
-    const std::uint8_t* const spanSrc = f.src + spanByte;
-    const unsigned srcPitch = unsigned(f.srcPitch);  // below 4 GiB (separableBytesApplies)
-    auto stage = [&](int buffer, int first) {
-        const int firstRow = y0 - Cfg::R + first;
-        if (firstRow >= 0 && firstRow + Cfg::CH <= f.height) {
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) {
-                if (first + itemRow[k] >= total) continue;
-                const std::uint8_t* src = spanSrc + std::size_t(unsigned(firstRow + itemRow[k])) * srcPitch + itemByte[k];
-#if CUDAFILTERS_CP_ASYNC
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
-                             :
-                             : "r"(itemShared[k] + unsigned(buffer) * kStageBytes), "l"(src)
-                             : "memory");
-#else
-                stageWord(&staged[buffer][itemRow[k]][itemByte[k] / 16], src);
-#endif
-            }
-        } else {
-#pragma unroll
-            for (int k = 0; k < ITEMS; ++k) {
-                const int row = itemRow[k];
-                if (first + row >= total) continue;
-                const int gy = borderIndex(firstRow + row, f.height, f.border);
-                uint4* word = &staged[buffer][row][itemByte[k] / 16];
-                if (gy >= 0) stageWord(word, spanSrc + std::size_t(gy) * f.srcPitch + itemByte[k]);
-                else *word = borderWords;
-            }
-        }
-        stageCommit();
-        if (!edgeBlock) return;
-        constexpr int kPerRow = Cfg::THREADS / Cfg::CH;  // threads a row, bytes part, part + kPerRow, … of a word each
-        const int row = t / kPerRow, part = t % kPerRow;
-        if (first + row >= total) return;
-        const int gy = borderIndex(y0 - Cfg::R + first + row, f.height, f.border);
-        const std::uint8_t* src = gy >= 0 ? f.src + std::size_t(gy) * f.srcPitch : nullptr;
-        auto stageBytes = [&](int w) {
-            std::uint8_t* word = reinterpret_cast<std::uint8_t*>(&staged[buffer][row][w]);
-#pragma unroll
-            for (int e = part; e < 16; e += kPerRow) {
-                const int b = spanByte + 16 * w + e;  // byte of the row, may lie outside it
-                const int x = b >= 0 ? b / C : -((C - 1 - b) / C), ch = b - x * C;
-                const int gx = borderIndex(x, f.width, f.border);
-                word[e] = std::uint8_t(src == nullptr || gx < 0 ? p.borderWord : unsigned(__ldg(src + gx * C + ch)));
-            }
-        };
-        for (int w = 0; w < firstInside; ++w) stageBytes(w);
-        for (int w = rightOut; w < Cfg::SPAN; ++w) stageBytes(w);
-    };
+    BytesStage<ITEMS> st;
+    placeStage<K, C, OVERLAP>(p, staged, x0, y0, total, rowBytes, t, st);
 
-    // Column pass: this thread's 4 samples of a row and band of PYC rows (a warp's lanes: consecutive samples). Sample
-    // k of the four is channel (4 quad + k) % C.
-    const int quad = t % (Cfg::TB / 4), band = t / (Cfg::TB / 4);
-    const int colByte = x0 * C + 4 * quad;
-    const bool columnInside = colByte + 4 <= rowBytes;
-    std::uint8_t* const columnDst = f.dst + colByte;
-    const std::size_t dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableBytesApplies)
-    // SKIP: the launcher's instances copy exactly that channel, and a thread's 4 samples are one pixel; known at compile
-    // time, the copy is one shared load a row. Tested bit by bit at run time it costs a sixth of the RGBA column pass's
-    // instructions at K = 15, the flags reloaded from constant memory every row.
-    unsigned copiedSamples = 0;
-    if constexpr (SKIP >= 0) {
-        copiedSamples = 1u << SKIP;
-    } else {
-#pragma unroll
-        for (int k = 0; k < 4; ++k) copiedSamples |= ((copied >> ((4 * quad + k) % C)) & 1u) << k;
-    }
-
-    // Row pass of the chunk's `rows` intermediate rows from staged[buffer] into the ring from this thread's `slot`.
-    auto rowPass = [&](int buffer, int rows, int slot) {
-        if (runRow < rows) {
-            float acc[Cfg::PX];
-            unsigned words[4 * Cfg::LOADS];  // the run's staged bytes as 32-bit words
-#pragma unroll
-            for (int q = 0; q < Cfg::LOADS; ++q) {
-                const uint4 word = staged[buffer][runRow][runWord + q];
-                words[4 * q] = word.x;
-                words[4 * q + 1] = word.y;
-                words[4 * q + 2] = word.z;
-                words[4 * q + 3] = word.w;
-            }
-            // Window sample j (pixel runPixel − R + j) is byte (D + j) · C + runChannel of those words: one byte
-            // permute and one subtraction; with 3 channels the byte may lie in the next word, so it is picked from
-            // the pair first.
-            auto sample = [&](int j) {
-                const int b = (Cfg::D + j) * C;
-                if constexpr (C == 3) {
-                    const unsigned next = b / 4 + 1 < 4 * Cfg::LOADS ? words[b / 4 + 1] : 0u;
-                    const unsigned byte = __byte_perm(words[b / 4], next, pick[b % 4] & 0xFu);
-                    return __uint_as_float(__byte_perm(byte, 0x4B00u, 0x5440u)) - 8388608.f;
-                } else {
-                    return __uint_as_float(__byte_perm(words[b / 4], 0x4B00u, pick[b % 4])) - 8388608.f;
-                }
-            };
-            if (runCopies) {
-                // A channel copied unfiltered: its samples as they are.
-#pragma unroll
-                for (int i = 0; i < Cfg::PX; ++i) acc[i] = sample(Cfg::R + i);
-            } else {
-#pragma unroll
-                for (int i = 0; i < Cfg::PX; ++i) acc[i] = 0.f;
-                // Each sample goes into every output it reaches as it arrives; every output still sums its taps in
-                // order kx = 0 … K − 1.
-#pragma unroll
-                for (int j = 0; j < Cfg::PX + K - 1; ++j) {
-                    const float u = sample(j);
-#pragma unroll
-                    for (int i = 0; i < Cfg::PX; ++i) {
-                        const int kx = j - i;
-                        if (kx >= 0 && kx < K) acc[i] = fmaf(p.row[kx], u, acc[i]);
-                    }
-                }
-            }
-            float* out = mid + slot * Cfg::SM + runPixel * C + runChannel;
-            auto put = [&](int at) {
-                if constexpr (C == 1) {
-#pragma unroll
-                    for (int v = 0; v < Cfg::PX / 4; ++v)
-                        reinterpret_cast<float4*>(out + at)[v] =
-                            make_float4(acc[4 * v], acc[4 * v + 1], acc[4 * v + 2], acc[4 * v + 3]);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < Cfg::PX; ++i) out[at + i * C] = acc[i];
-                }
-            };
-            put(0);
-            if constexpr (Cfg::MIRROR > 0)
-                if (slot < Cfg::MIRROR) put(Cfg::RING * Cfg::SM);
-        }
-    };
+    BytesColumn col;
+    placeColumn<K, C, SKIP, OVERLAP>(f, x0, rowBytes, t, copied, col);
     const auto nextSlot = [](int slot) {
         return slot + Cfg::CH >= Cfg::RING ? slot + Cfg::CH - Cfg::RING : slot + Cfg::CH;
     };
 
-    int slot = runRow;  // ring slot of this thread's row-pass row
+    int slot = rn.runRow;  // ring slot of this thread's row-pass row
     int outDone = 0, ready = 0;
-    stage(0, 0);
+    stageChunk<K, C, OVERLAP>(p, staged, st, t, 0, 0);
     stageWait();
     __syncthreads();
     // Two barriers a chunk: its row pass, a barrier, its column pass while the next chunk is staged, a barrier.
@@ -350,72 +465,17 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     for (int first = 0, buffer = 0; first < total || (OVERLAP && outDone < outRows);
          first += Cfg::CH, buffer ^= Cfg::STAGES - 1) {
         const int rows = min(Cfg::CH, total - first);  // none past the last chunk
-        if constexpr (OVERLAP) stage(buffer ^ 1, first + Cfg::CH);
-        rowPass(buffer, rows, slot);
+        if constexpr (OVERLAP) stageChunk<K, C, OVERLAP>(p, staged, st, t, buffer ^ 1, first + Cfg::CH);
+        bytesRowPass<K, C, OVERLAP>(p, staged, mid, rn, buffer, rows, slot);
         if constexpr (!OVERLAP) {
             slot = nextSlot(slot);
             __syncthreads();
-            stage(0, first + Cfg::CH);  // read by the next row pass, after the barrier below
+            stageChunk<K, C, OVERLAP>(p, staged, st, t, 0, first + Cfg::CH);  // read after the barrier below
             ready = min(outRows, first + rows - (K - 1));
         }
         // Column pass over the output rows whose K intermediate rows are in the ring, a chunk's at most.
-        const int o0 = outDone + Cfg::PYC * band;
-        if (o0 < ready && colByte < rowBytes) {
-            const int firstSlot = o0 % Cfg::RING;
-            const float* column = mid + firstSlot * Cfg::SM + 4 * quad;
-            // OVERLAP: window row i is row i % PYC of the group from `group`, which wraps at the ring's end.
-            const float* group = column;
-            float4 acc[Cfg::PYC];
-#pragma unroll
-            for (int j = 0; j < Cfg::PYC; ++j) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-            for (int i = 0; i < Cfg::PYC + K - 1; ++i) {
-                if (OVERLAP && i > 0 && i % Cfg::PYC == 0) {
-                    group += Cfg::PYC * Cfg::SM;
-                    if (group >= mid + Cfg::RING * Cfg::SM) group -= Cfg::RING * Cfg::SM;
-                }
-                const float4 u = *reinterpret_cast<const float4*>(OVERLAP ? group + i % Cfg::PYC * Cfg::SM
-                                                                           : column + i * Cfg::SM);
-#pragma unroll
-                for (int j = 0; j < Cfg::PYC; ++j) {
-                    const int ky = i - j;
-                    if (ky >= 0 && ky < K) {
-                        const float c = p.column[ky];
-                        acc[j] = make_float4(SKIP == 0 ? acc[j].x : fmaf(c, u.x, acc[j].x),
-                                             SKIP == 1 ? acc[j].y : fmaf(c, u.y, acc[j].y),
-                                             SKIP == 2 ? acc[j].z : fmaf(c, u.z, acc[j].z),
-                                             SKIP == 3 ? acc[j].w : fmaf(c, u.w, acc[j].w));
-                    }
-                }
-            }
-            unsigned words[Cfg::PYC];
-#pragma unroll
-            for (int j = 0; j < Cfg::PYC; ++j) {
-                float v[4] = {adjusted<ADJUST>(acc[j].x, f.bias, f.absolute != 0),
-                              adjusted<ADJUST>(acc[j].y, f.bias, f.absolute != 0),
-                              adjusted<ADJUST>(acc[j].z, f.bias, f.absolute != 0),
-                              adjusted<ADJUST>(acc[j].w, f.bias, f.absolute != 0)};
-                if (C > 1 && copiedSamples != 0u) {
-                    // A copied channel: the output row's own intermediate row, its source sample.
-                    const float* own = column + (j + Cfg::R) * Cfg::SM;
-                    if (OVERLAP && firstSlot + j + Cfg::R >= Cfg::RING) own -= Cfg::RING * Cfg::SM;
-#pragma unroll
-                    for (int k = 0; k < 4; ++k)
-                        if ((copiedSamples >> k) & 1u) v[k] = own[k];
-                }
-                words[j] = packBytes(roundToInt(v[0]), roundToInt(v[1]), roundToInt(v[2]), roundToInt(v[3]));
-            }
-            std::uint8_t* const out = columnDst + std::size_t(unsigned(y0 + o0)) * dstPitch;
-            if (o0 + Cfg::PYC <= ready && columnInside) {
-#pragma unroll
-                for (int j = 0; j < Cfg::PYC; ++j) *reinterpret_cast<unsigned*>(out + j * dstPitch) = words[j];
-            } else {
-#pragma unroll
-                for (int j = 0; j < Cfg::PYC; ++j)
-                    for (int b = 0; b < 4; ++b)
-                        if (o0 + j < ready && colByte + b < rowBytes) out[j * dstPitch + b] = std::uint8_t(words[j] >> (8 * b));
-            }
-        }
+        const int o0 = outDone + Cfg::PYC * col.band;
+        if (o0 < ready && col.colByte < rowBytes) bytesColumnPass<K, C, ADJUST, SKIP, OVERLAP>(p, mid, col, y0, o0, ready);
         if constexpr (OVERLAP) {
             outDone = min(ready, outDone + Cfg::CH);
             if (rows > 0) {
