@@ -262,7 +262,7 @@ std::string fmt(double v, int prec = 1) {
 
 // FFT against direct summation: the bars at 1080p GRAY8 and 4K RGBA, and per sample type and frame size
 // the times auto chooses between, ending with the rows to paste into fftCrossoverTable()
-// (cuda/src/convolve/crossover.cpp). Returns false when a result failed verification.
+// (engine/convolve/crossover.cpp). Returns false when a result failed verification.
 bool runFft(const Options& opt, cudaStream_t s) {
     bool ok = true;
     struct Measured {

@@ -16,7 +16,7 @@ if [[ $# -gt 0 && $1 != -- ]]; then out=$1; shift; fi
 mkdir -p "$out"
 if [[ ! -x $out/$name || $source -nt $out/$name ]]; then
     "${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}" -O3 -std=c++17 -arch="${CUDA_ARCH:-sm_90}" -lineinfo \
-        --expt-relaxed-constexpr -DCUDAFILTERS_HAVE_CUDA=1 -Icuda/include -Icuda/core -Icuda/src/convolve/cuda \
-        -Ibench/common -o "$out/$name" "$source" cuda/src/common/cuda_raii.cpp cuda/src/common/error.cpp
+        --expt-relaxed-constexpr -DCUDAFILTERS_HAVE_CUDA=1 -Iengine/include -Iengine/histeq/core -Iengine/convolve/gpu \
+        -Ibench/common -o "$out/$name" "$source" engine/common/cuda_raii.cpp engine/common/error.cpp
 fi
 "$out/$name" "$@"

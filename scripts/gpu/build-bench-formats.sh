@@ -14,18 +14,18 @@ arch=${CUDA_ARCH:-sm_90}
 case $arch in [0-9]*) arch=sm_${arch//./} ;; esac  # scripts/env.sh style "9.0" -> sm_90
 
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
-       -Icuda/include -Icuda/core -Icuda/src/convolve/cuda -Itests/reference)
+       -Iengine/include -Iengine/histeq/core -Iengine/convolve/gpu -Itests/reference)
 
-sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp
-         cuda/src/common/device.cpp cuda/src/common/device_copy.cu
-         cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
-         cuda/src/convolve/crossover.cpp cuda/src/convolve/factory.cpp
-         cuda/src/convolve/cpu/cpu_convolver.cpp cuda/src/convolve/cpu/cpu_responses_own.cpp
-         cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
-         cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
-         cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/core/histeq_core.cpp
-         cuda/src/histeq/cuda/histeq_tile_histogram.cu cuda/src/histeq/cuda/histeq_tile_apply.cu
-         cuda/src/histeq/cuda/histeq_clahe_bands.cu cuda/src/histeq/cuda/histeq_global_chunks.cu
+sources=(engine/common/backend.cpp engine/common/error.cpp engine/common/image.cpp engine/common/cuda_raii.cpp
+         engine/common/device.cpp engine/common/device_copy.cu
+         engine/convolve/plan.cpp engine/convolve/presets.cpp engine/convolve/kernel_text.cpp
+         engine/convolve/crossover.cpp engine/convolve/factory.cpp
+         engine/convolve/cpu/cpu_convolver.cpp engine/convolve/cpu/cpu_responses_own.cpp
+         engine/convolve/gpu/*.cpp engine/convolve/gpu/*.cu
+         engine/histeq/plan.cpp engine/histeq/cpu/cpu_equalizer.cpp engine/histeq/cpu/cpu_equalizer_own.cpp
+         engine/histeq/gpu/cuda_equalizer.cpp engine/histeq/core/histeq_core.cpp
+         engine/histeq/gpu/histeq_tile_histogram.cu engine/histeq/gpu/histeq_tile_apply.cu
+         engine/histeq/gpu/histeq_clahe_bands.cu engine/histeq/gpu/histeq_global_chunks.cu
          tests/reference/convolve_reference.cpp tests/reference/histeq_reference.cpp
          bench/formats/bench_formats.cpp)
 

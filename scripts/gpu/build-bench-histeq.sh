@@ -12,7 +12,7 @@ nvcc=${NVCC:-$cuda_home/bin/nvcc}
 arch=${CUDA_ARCH:-sm_90}
 
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
-       -Icuda/include -Icuda/core -Icuda/src/histeq/cuda -Itests/reference)
+       -Iengine/include -Iengine/histeq/core -Iengine/histeq/gpu -Itests/reference)
 libs=()
 if [[ -f $cuda_home/include/nppi_statistics_functions.h ]]; then
     flags+=(-DCUDAFILTERS_HAVE_NPP=1 -I"$cuda_home/include")
@@ -24,12 +24,12 @@ else
 fi
 
 # The engine sources the CUDA equalizer and the reference need (CPU backend without OpenCV).
-sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp
-         cuda/src/common/device.cpp cuda/src/common/device_copy.cu
-         cuda/src/histeq/plan.cpp cuda/src/histeq/cpu/cpu_equalizer.cpp cuda/src/histeq/cpu/cpu_equalizer_own.cpp
-         cuda/src/histeq/cuda/cuda_equalizer.cpp cuda/core/histeq_core.cpp
-         cuda/src/histeq/cuda/histeq_tile_histogram.cu cuda/src/histeq/cuda/histeq_tile_apply.cu
-         cuda/src/histeq/cuda/histeq_clahe_bands.cu cuda/src/histeq/cuda/histeq_global_chunks.cu
+sources=(engine/common/backend.cpp engine/common/error.cpp engine/common/image.cpp engine/common/cuda_raii.cpp
+         engine/common/device.cpp engine/common/device_copy.cu
+         engine/histeq/plan.cpp engine/histeq/cpu/cpu_equalizer.cpp engine/histeq/cpu/cpu_equalizer_own.cpp
+         engine/histeq/gpu/cuda_equalizer.cpp engine/histeq/core/histeq_core.cpp
+         engine/histeq/gpu/histeq_tile_histogram.cu engine/histeq/gpu/histeq_tile_apply.cu
+         engine/histeq/gpu/histeq_clahe_bands.cu engine/histeq/gpu/histeq_global_chunks.cu
          tests/reference/histeq_reference.cpp
          bench/histeq/bench_histeq.cpp)
 

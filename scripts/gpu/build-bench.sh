@@ -12,7 +12,7 @@ nvcc=${NVCC:-$cuda_home/bin/nvcc}
 arch=${CUDA_ARCH:-sm_90}
 
 flags=(-O3 -std=c++17 -arch="$arch" --expt-relaxed-constexpr -lineinfo -DNDEBUG -DCUDAFILTERS_HAVE_CUDA=1
-       -Icuda/include -Icuda/core -Icuda/src/convolve/cuda)
+       -Iengine/include -Iengine/histeq/core -Iengine/convolve/gpu)
 libs=()
 if [[ -f $cuda_home/include/nppi_filtering_functions.h ]]; then
     flags+=(-DCUDAFILTERS_HAVE_NPP=1 -I"$cuda_home/include")
@@ -23,10 +23,10 @@ else
 fi
 
 # The engine sources the CUDA path needs (no OpenCV, no CPU backend on OpenCV).
-sources=(cuda/src/common/backend.cpp cuda/src/common/error.cpp cuda/src/common/image.cpp cuda/src/common/cuda_raii.cpp cuda/src/common/device.cpp cuda/src/common/device_copy.cu
-         cuda/src/convolve/plan.cpp cuda/src/convolve/presets.cpp cuda/src/convolve/kernel_text.cpp
-         cuda/src/convolve/crossover.cpp
-         cuda/src/convolve/cuda/*.cpp cuda/src/convolve/cuda/*.cu
+sources=(engine/common/backend.cpp engine/common/error.cpp engine/common/image.cpp engine/common/cuda_raii.cpp engine/common/device.cpp engine/common/device_copy.cu
+         engine/convolve/plan.cpp engine/convolve/presets.cpp engine/convolve/kernel_text.cpp
+         engine/convolve/crossover.cpp
+         engine/convolve/gpu/*.cpp engine/convolve/gpu/*.cu
          bench/convolve/bench_convolve.cpp)
 
 printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -I{} sh -c \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 // Independent oracles for histogram equalization, written from the definitions without the engine's core
-// (cuda/core/histeq_core.*): OracleEqualizer for one plane (cv::equalizeHist / cv::createCLAHE with temporal
+// (engine/histeq/core/histeq_core.*): OracleEqualizer for one plane (cv::equalizeHist / cv::createCLAHE with temporal
 // smoothing) and OracleColorEqualizer for packed 8-bit RGB (per-channel, or luma through OpenCV's fixed-point BT.601
 // YCrCb conversion). Shared by the histeq unit tests and the element tests.
 #include "test_images.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The reference equalizer: the whole algorithm on planes, frame by frame, with the shared integer core
-// (cuda/core/histeq_core) and the host equalizers' common state (cuda/core/host_equalizer.hpp).
+// (engine/histeq/core/histeq_core) and the host equalizers' common state (engine/histeq/core/host_equalizer.hpp).
 #include "reference.hpp"
 
 #include "host_equalizer.hpp"

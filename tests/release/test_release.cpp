@@ -43,14 +43,14 @@ TEST(TestSeamPlugin, HasTheFaultSeam) {
 
 // The product's sources carry no test seam: the element tests' fault injection lives in plugin/test-seam/, whose
 // executor factory the uninstalled test build links in place of the product's, so nothing else under plugin/, nor
-// the engine under cuda/, has a seam's define or fault point to compile in or out.
+// the engine under engine/, has a seam's define or fault point to compile in or out.
 TEST(Sources, ProductHasNoTestCode) {
     namespace fs = std::filesystem;
     const fs::path root = env("SOURCE_ROOT");
     const fs::path seamDir = root / "plugin" / "test-seam";
     std::vector<std::string> found;
     int checked = 0;
-    for (const char* dir : {"plugin", "cuda"}) {
+    for (const char* dir : {"plugin", "engine"}) {
         ASSERT_TRUE(fs::is_directory(root / dir)) << root / dir;
         for (auto it = fs::recursive_directory_iterator(root / dir); it != fs::recursive_directory_iterator(); ++it) {
             if (it->is_directory() && it->path() == seamDir) it.disable_recursion_pending();
@@ -89,7 +89,7 @@ TEST(Sources, TreeCarriesNoWorkHistory) {
             found.push_back(fs::relative(file, root).string() + ":" + std::to_string(line) + " '" + m.str(0) + "'");
         }
     };
-    for (const char* dir : {"plugin", "cuda", "bench", "scripts", "tests", "tools", "examples", "docs", "debian"}) {
+    for (const char* dir : {"plugin", "engine", "bench", "scripts", "tests", "tools", "examples", "docs", "debian"}) {
         if (!fs::is_directory(root / dir)) continue;
         for (auto it = fs::recursive_directory_iterator(root / dir); it != fs::recursive_directory_iterator(); ++it) {
             if (it->is_directory() && it->path() == root / "tests" / "fuzz") it.disable_recursion_pending();
@@ -141,7 +141,7 @@ TEST(Sources, EachNamesItsLicense) {
     ASSERT_TRUE(fs::exists(root / "LICENSE"));
     std::vector<std::string> unnamed;
     int checked = 0;
-    for (const char* dir : {"cuda", "plugin", "tests", "tools", "examples", "bench", "scripts", "debian"}) {
+    for (const char* dir : {"engine", "plugin", "tests", "tools", "examples", "bench", "scripts", "debian"}) {
         if (!fs::exists(root / dir)) continue;
         for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
             const fs::path& path = entry.path();

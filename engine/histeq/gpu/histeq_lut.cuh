@@ -3,7 +3,7 @@
 // LUT construction, shared by the histogram kernels (a tile's last block builds the tile's LUTs) and the block-LUT
 // apply kernels (every block builds the frame's LUT): block reductions and scans, cv::createCLAHE's clip and
 // redistribution, cv::equalizeHist's CDF, temporal smoothing of the histogram or the LUT, the frame's statistics from
-// its histogram, and the last-block hand-off. Arithmetic mirrors cuda/core exactly.
+// its histogram, and the last-block hand-off. Arithmetic mirrors engine/histeq/core exactly.
 #include "histeq_device.cuh"
 #include "histeq_formula.hpp"
 

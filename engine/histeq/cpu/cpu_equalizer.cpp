@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // CPU backend: OpenCV (cv::equalizeHist, cv::createCLAHE, cv::cvtColor) for per-frame work where it exists; the
-// shared integer core (cuda/core) for temporal smoothing, 16-bit global equalization and builds without OpenCV.
+// shared integer core (engine/histeq/core) for temporal smoothing, 16-bit global equalization and builds without OpenCV.
 #include "cpu_equalizer.hpp"
 
 #include "host_equalizer.hpp"

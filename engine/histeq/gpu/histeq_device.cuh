@@ -3,7 +3,7 @@
 // What the histogram equalization kernel files share: the block size, sample and pixel access (levels, BT.601 luma as
 // OpenCV's fixed point, 16-byte chunks of pixels), the programmatic dependent launch hooks, CLAHE's tile positions,
 // and the host helpers that launch an apply kernel after its histogram kernel and dispatch on the frame's layout.
-// Arithmetic mirrors cuda/core exactly.
+// Arithmetic mirrors engine/histeq/core exactly.
 //
 // Everything is in an unnamed namespace: each kernel file is a device module of its own (no relocatable device code)
 // and takes its own copy, inlined; nothing here is linked across files.

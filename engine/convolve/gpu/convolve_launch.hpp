@@ -58,14 +58,14 @@ struct KernelVariants {
     // K = 31, 2: 64 x 64 for u8 K = 31 on frames of 4 Mpixel and more. The streaming kernel
     // (convolve_separable_stream.cu, K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2), with row segments
     // sized for one wave (3) or two (4) of blocks. 5 (the default), the measured best: the u8 streaming kernel of 1 to
-    // 4 channels (convolve_separable_bytes.cu, K = 7, 9, 15 and 31) wherever it applies; else the streaming kernel for
+    // 4 channels (convolve_separable_stream_u8.cu, K = 7, 9, 15 and 31) wherever it applies; else the streaming kernel for
     // 2 to 4 channels from K = 15 and for one channel at K = 31 on frames of 4 Mpixel and more (two waves there, one
     // below); else as 2 (the tile kernel is faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels
     // for colour at K ≤ 9). 6: the u8 streaming kernel with the other number of blocks per SM for one channel (5 takes
     // 3 at K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with the other number of waves for 2 to 4 channels (5 takes
     // one, but two for K = 7 and 9 and for packed RGB at K = 15 from 4 Mpixel); elsewhere as 5. 7: that kernel with as
     // many segments as fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two
-    // channels (convolve_separable_bytes.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a
+    // channels (convolve_separable_stream_u8.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a
     // chunk's row pass beside the previous chunk's column pass where that measures faster: oneBarrierBest), 9: as 5
     // with one barrier a chunk everywhere. 10: as 5 with the edge strips' segments as long as the others' (5 cuts the
     // edge strips, whose words outside the row are built byte by byte, into shorter ones: bytesPieces). 11: as 6 with
@@ -127,7 +127,7 @@ void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float
 bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                            cudaStream_t stream, int waves);
 
-// The u8 streaming separable kernel (convolve_separable_bytes.cu): K = 7, 9, 15 and 31, 1 to 4 channels each filtered
+// The u8 streaming separable kernel (convolve_separable_stream_u8.cu): K = 7, 9, 15 and 31, 1 to 4 channels each filtered
 // or copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
 // borderValue that is a byte. launchSeparableBytes launches it and returns true where it applies, else returns false
 // and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15 from 1.5 Mpixel,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// CPU backend without OpenCV: the shared core (cuda/core) does all the work.
+// CPU backend without OpenCV: the shared core (engine/histeq/core) does all the work.
 #include "cpu_equalizer.hpp"
 
 namespace cudafilters::detail {

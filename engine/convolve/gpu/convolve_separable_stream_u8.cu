@@ -501,7 +501,7 @@ struct BytesShape {
 };
 
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>
-void launchBytesO(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStreamU8Instance(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
     using Cfg = BytesConfig<K, C, OVERLAP>;
     BytesParams<K> p = separableParams<BytesParams<K>, K>(frame, row, column);
@@ -525,26 +525,26 @@ void launchBytesO(const ConvFrame& frame, const float* row, const float* column,
 // overlap: one barrier a chunk (OVERLAP), its registers bounded for 3 blocks per SM, as many as its ring and two staged
 // chunks leave room for at K = 31. One channel at K = 15 with 4 (64 registers, no spills) measures level with 3.
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
-void launchBytesT(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStreamU8Barriers(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
     if (shape.overlap)
-        launchBytesO<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, shape);
-    else launchBytesO<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, shape);
+        launchStreamU8Instance<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, shape);
+    else launchStreamU8Instance<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, shape);
 }
 
 template <int K, int C, int MIN_BLOCKS>
-void launchBytesK(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStreamU8Adjusted(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
     if (frame.bias != 0.f || frame.absolute != 0)
-        launchBytesT<K, C, true, MIN_BLOCKS>(frame, row, column, stream, shape);
-    else launchBytesT<K, C, false, MIN_BLOCKS>(frame, row, column, stream, shape);
+        launchStreamU8Barriers<K, C, true, MIN_BLOCKS>(frame, row, column, stream, shape);
+    else launchStreamU8Barriers<K, C, false, MIN_BLOCKS>(frame, row, column, stream, shape);
 }
 
 // Where one barrier a chunk (OVERLAP) measures faster than two: 2 and 4 channels always; one channel at K = 7 and 9
 // from 4 Mpixel, at K = 15 from 1.5 Mpixel, at K = 31 below 4 Mpixel; packed RGB at K = 31 below 4 Mpixel, at K = 9
 // below 1.5 Mpixel, at K = 7 and 15 below 1.5 Mpixel and from 4 Mpixel. Chosen with `bench-convolve --ks 7,9,15,31`
 // at 1280x720, 1920x1080 and 3840x2160 (build-bench; separable variants 8 and 9 force two barriers and one), with the
-// waves launchBytesC takes.
+// waves launchStreamU8 takes.
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k <= 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
@@ -554,7 +554,7 @@ bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
 }
 
 template <int K>
-void launchBytesC(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStreamU8(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   BytesChoice choice) {
     // One and two channels: segments of one wave fitted to the chunks (bytesSegments) except under
     // BytesChoice::FullWaves, chosen through the element with frames resident (`bench-pipeline --pipeline`, e.g. 1080p
@@ -567,13 +567,13 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     const bool overlap = choice == BytesChoice::OneBarrier || choice == BytesChoice::OtherOneBarrier ||
                          ((choice == BytesChoice::Best || even) && oneBarrierBest(K, frame.inChannels, pixels));
     if (frame.inChannels == 1) {
-        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3: launchBytesT);
+        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3: launchStreamU8Barriers);
         // Other: the other count. Chosen with `bench-convolve --ks 7,9,15,31` at 640x480, 1280x720, 1920x1080 and
         // 3840x2160 (build-bench; separable variant 6).
         const bool four = K != 15 || pixels < 1500000;
         const BytesShape shape{1, fit, overlap, even};
-        return four != other ? launchBytesK<K, 1, 4>(frame, row, column, stream, shape)
-                             : launchBytesK<K, 1, 3>(frame, row, column, stream, shape);
+        return four != other ? launchStreamU8Adjusted<K, 1, 4>(frame, row, column, stream, shape)
+                             : launchStreamU8Adjusted<K, 1, 3>(frame, row, column, stream, shape);
     }
     // Two to four channels. Segments fitted to the chunks for 2 channels only (fitting measures no faster for 3 and 4).
     // One wave, except two for K = 7 and 9, and for packed RGB at K = 15, from 4 Mpixel; Other: the other number of
@@ -582,8 +582,8 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
     const bool twoWaves = (K <= 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
     const int waves = other == twoWaves ? 1 : 2;
     switch (frame.inChannels) {
-    case 2: return launchBytesK<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
-    case 3: return launchBytesK<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
+    case 2: return launchStreamU8Adjusted<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
+    case 3: return launchStreamU8Adjusted<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
     default: {
         // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
         // copied: its column sums left out (SKIP), which measures faster on the RGBA Gaussian rows of
@@ -591,10 +591,10 @@ void launchBytesC(const ConvFrame& frame, const float* row, const float* column,
         const unsigned copied = frame.copy & ~frame.mask & 0xFu;
         const bool plain = frame.bias == 0.f && frame.absolute == 0;
         if (plain && copied == 0x8u)
-            return launchBytesT<K, 4, false, 3, 3>(frame, row, column, stream, {waves, false, overlap, even});
+            return launchStreamU8Barriers<K, 4, false, 3, 3>(frame, row, column, stream, {waves, false, overlap, even});
         if (plain && copied == 0x1u)
-            return launchBytesT<K, 4, false, 3, 0>(frame, row, column, stream, {waves, false, overlap, even});
-        return launchBytesK<K, 4, 3>(frame, row, column, stream, {waves, false, overlap, even});
+            return launchStreamU8Barriers<K, 4, false, 3, 0>(frame, row, column, stream, {waves, false, overlap, even});
+        return launchStreamU8Adjusted<K, 4, 3>(frame, row, column, stream, {waves, false, overlap, even});
     }
     }
 }
@@ -689,10 +689,10 @@ bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const 
                           cudaStream_t stream, BytesChoice choice) {
     if (!separableBytesApplies(type, k, frame)) return false;
     switch (k) {
-    case 7: launchBytesC<7>(frame, row, column, stream, choice); break;
-    case 9: launchBytesC<9>(frame, row, column, stream, choice); break;
-    case 15: launchBytesC<15>(frame, row, column, stream, choice); break;
-    default: launchBytesC<31>(frame, row, column, stream, choice); break;
+    case 7: launchStreamU8<7>(frame, row, column, stream, choice); break;
+    case 9: launchStreamU8<9>(frame, row, column, stream, choice); break;
+    case 15: launchStreamU8<15>(frame, row, column, stream, choice); break;
+    default: launchStreamU8<31>(frame, row, column, stream, choice); break;
     }
     return true;
 }
