@@ -23,6 +23,7 @@
 
 #include "../common/kernel_timing.hpp"
 #include "convolve_launch.hpp"
+#include "kernel_route.hpp"
 
 #include <cuda_runtime.h>
 #ifdef CUDAFILTERS_HAVE_NPP
@@ -281,7 +282,7 @@ bool runFft(const Options& opt, cudaStream_t s) {
             auto launch = [&](int f) { conv->process(in[f].view, out.view, s); };
             const std::string e = verify(plan, launch, hosts, out, s);
             if (!e.empty()) ok = false;
-            m.notes += std::string(m.notes.empty() ? "" : ", ") + cuda_detail::pathName(plan, w, h) +
+            m.notes += std::string(m.notes.empty() ? "" : ", ") + cuda_detail::routeName(plan, in[0].view, out.view) +
                        (e.empty() ? "" : ": " + e);
             (algorithm == ConvolveAlgorithm::Fft ? m.fft : m.direct) = medianMicros(launch, int(in.size()), o, s);
         }
@@ -448,7 +449,7 @@ bool runPadded(const Options& opt, cudaStream_t s) {
                         ok = false;
                         notes += (padded ? "padded: " : "unpadded: ") + e + "; ";
                     }
-                    paths[padded] = cuda_detail::pathName(c.plan, w, h, variants);
+                    paths[padded] = cuda_detail::routeName(c.plan, in[0].view, out.view, variants);
                     times[padded] = medianMicros(launch, int(in.size()), opt, s);
                 }
                 Timing npp;
@@ -587,7 +588,9 @@ int main(int argc, char** argv) {
                 r.ours = medianMicros([&](int f) { conv->process(in[f].view, out.view, s); }, int(in.size()), opt, s);
                 conv->process(in[0].view, out.view, s);  // leaves frame 0's result for the NPP comparison
                 CUDAFILTERS_CHECK(cudaStreamSynchronize(s));
-                r.status = std::string(cuda_detail::pathName(plan)) + (r.status.empty() ? "" : ": " + r.status);
+                r.status = std::string(cuda_detail::pathName(plan)) + " (" +
+                           cuda_detail::routeName(plan, in[0].view, out.view, variants) + ")" +
+                           (r.status.empty() ? "" : ": " + r.status);
                 rows.push_back(r);
                 return rows.back();
             };

@@ -7,7 +7,7 @@
 //  - fmas: the 2K FMAs an output sample needs, on values made from the thread index, nothing read, nothing written;
 //  - chains: each 16-byte word read once, its 16 samples turned into floats once, a K-tap FMA chain a sample for the
 //    row pass and another for the column pass (on the thread's own row results), rounded and packed, one 16-byte
-//    store, with the helpers convolve_separable_stream_u8.cu uses (wordSample, roundToInt, packBytes). No halo, no shared
+//    store, with the helpers convolve_separable_staged_u8.cu uses (wordSample, roundToInt, packBytes). No halo, no shared
 //    memory, no recomputed rows: every instruction a real kernel needs once an output, and nothing it needs for its
 //    neighbours.
 // Each on a grid of a thread a word, and on a grid of the blocks the SMs hold at once striding over the words (no

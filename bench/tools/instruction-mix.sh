@@ -5,7 +5,7 @@
 # on its SASS page. Run on the GPU host after scripts/gpu/build-bench.sh built build-bench/.
 #   bench/tools/instruction-mix.sh NAME REGEX [bench-convolve arguments]   (output: $OUT/NAME-*.txt, NAME-sass.csv)
 # e.g. the u8 separable kernel, 4K GRAY8 K = 31 (one channel, 4 blocks per SM, two barriers a chunk):
-#   bench/tools/instruction-mix.sh g31 'separableBytesKernelILi31ELi1ELb0ELi4ELin1ELb0E' --size 3840x2160 --ks 31 --no-fft
+#   bench/tools/instruction-mix.sh g31 'separableStagedU8KernelILi31ELi1ELb0ELi4ELin1ELb0E' --size 3840x2160 --ks 31 --no-fft
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 2 ] || { sed -n 3,8p "$0"; exit 2; }

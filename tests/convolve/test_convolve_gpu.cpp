@@ -830,7 +830,7 @@ struct BytesLaunch {
 BytesLaunch bytesLaunch(int k, const ConvolvePlan& plan, const cuda_detail::ConvFrame& frame,
                         cuda_detail::BytesChoice choice) {
     const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
-        EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, k, frame, plan.row.data(), plan.column.data(),
+        EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, k, frame, plan.row.data(), plan.column.data(),
                                                       stream, choice));
     });
     BytesLaunch b;
@@ -853,17 +853,17 @@ template <typename Launch> std::string kernelsLaunchedBy(Launch&& launch) {
 bool holdsInstance(const std::string& names, const std::string& mangled, const std::string& demangled) {
     return names.find(mangled) != std::string::npos || names.find(demangled) != std::string::npos;
 }
-// Whether `names` holds separableBytesKernel<k, channels, adjust, blocks, skip, overlap> (mangled or demangled).
+// Whether `names` holds separableStagedU8Kernel<k, channels, adjust, blocks, skip, overlap> (mangled or demangled).
 bool holdsBytesInstance(const std::string& names, int k, int channels, bool adjust, int blocks, int skip,
                         bool overlap) {
     const auto mangledInt = [](int v) {
         return v < 0 ? "Lin" + std::to_string(-v) + "E" : "Li" + std::to_string(v) + "E";
     };
     const auto mangledBool = [](bool v) { return std::string(v ? "Lb1E" : "Lb0E"); };
-    const std::string mangled = "separableBytesKernelI" + mangledInt(k) + mangledInt(channels) + mangledBool(adjust) +
+    const std::string mangled = "separableStagedU8KernelI" + mangledInt(k) + mangledInt(channels) + mangledBool(adjust) +
                                 mangledInt(blocks) + mangledInt(skip) + mangledBool(overlap) + "E";
     const auto b = [](bool v) { return std::string(v ? "true" : "false"); };
-    const std::string demangled = "separableBytesKernel<" + std::to_string(k) + ", " + std::to_string(channels) + ", " +
+    const std::string demangled = "separableStagedU8Kernel<" + std::to_string(k) + ", " + std::to_string(channels) + ", " +
                                   b(adjust) + ", " + std::to_string(blocks) + ", " + std::to_string(skip) + ", " +
                                   b(overlap) + ">";
     return holdsInstance(names, mangled, demangled);
@@ -1029,15 +1029,15 @@ TEST(SeparableBytes, PitchesFrom4GiBTakeOtherKernels) {
     frame.rowAlign = 16;
     constexpr std::size_t k4GiB = std::size_t(1) << 32;
     for (int k : {15, 31}) {
-        EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, frame));
         frame.srcPitch = k4GiB - 16;
         frame.dstPitch = k4GiB - 4;
-        EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, frame));
         frame.srcPitch = k4GiB;
-        EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, frame));
         frame.srcPitch = 4096;
         frame.dstPitch = k4GiB;
-        EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame));
+        EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, frame));
         frame.dstPitch = 4096;
     }
 #else
@@ -1118,7 +1118,7 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
                 DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.dstPitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-                EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, k, frame)) << what;
+                EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, frame)) << what;
                 cuda_detail::KernelVariants variants;
                 variants.separable = v;
                 cuda_detail::launchSeparable(SampleType::U8, k, frame, plan.row.data(), plan.column.data(), nullptr,
@@ -1139,42 +1139,42 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
     const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
     DevicePlane aligned(300, 40, 1, SampleType::U8, false), odd(300, 40, 1, SampleType::U8, true);
     DevicePlane dstAligned(300, 40, 1, SampleType::U8, false);
-    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15,
+    EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15,
                                                     cuda_detail::makeFrame(plan, odd.view, dstAligned.view)));
-    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15,
+    EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15,
                                                     cuda_detail::makeFrame(plan, aligned.view, odd.view)));
     const cuda_detail::ConvFrame good = cuda_detail::makeFrame(plan, aligned.view, dstAligned.view);
-    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, good));
+    EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, good));
     auto defaultKernels = [&](const cuda_detail::ConvFrame& frame) {
         return kernelsLaunchedBy([&](cudaStream_t stream) {
             cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
         });
     };
-    EXPECT_NE(defaultKernels(good).find("separableBytesKernel"), std::string::npos) << defaultKernels(good);
+    EXPECT_NE(defaultKernels(good).find("separableStagedU8Kernel"), std::string::npos) << defaultKernels(good);
     const std::string oddKernels = defaultKernels(cuda_detail::makeFrame(plan, odd.view, dstAligned.view));
-    EXPECT_EQ(oddKernels.find("separableBytesKernel"), std::string::npos) << oddKernels;
+    EXPECT_EQ(oddKernels.find("separableStagedU8Kernel"), std::string::npos) << oddKernels;
     EXPECT_FALSE(oddKernels.empty());
-    for (int k : {3, 5, 13}) EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, k, good)) << k;
-    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U16, 15, good));
+    for (int k : {3, 5, 13}) EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, good)) << k;
+    EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U16, 15, good));
     cuda_detail::ConvFrame constant = good;
     constant.border = Border::Constant;
     constant.borderValue = 12.5f;
-    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15, constant));
+    EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, constant));
     constant.borderValue = 12.f;
-    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, constant));
+    EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, constant));
     cuda_detail::ConvFrame rgba = good;
     rgba.inChannels = rgba.outChannels = 4;
     rgba.mask = 0x7;
     rgba.copy = 0x8;
-    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgba));
+    EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, rgba));
     rgba.copy = 0;  // alpha left as dst holds it
-    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgba));
+    EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, rgba));
     cuda_detail::ConvFrame rgb = good;
     rgb.inChannels = rgb.outChannels = 3;
     rgb.mask = 0x7;
-    EXPECT_TRUE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgb));
+    EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, rgb));
     rgb.mask = 0x3;  // blue left as dst holds it
-    EXPECT_FALSE(cuda_detail::separableBytesApplies(SampleType::U8, 15, rgb));
+    EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, rgb));
 #endif
 }
 
@@ -1234,7 +1234,7 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
         const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
-            EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
+            EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, c.k, frame, plan.row.data(),
                                                           plan.column.data(), stream, cuda_detail::BytesChoice::Best));
         });
         EXPECT_TRUE(holdsBytesInstance(all, c.k, c.channels, false, c.blocks, -1, c.overlap))
@@ -1308,7 +1308,7 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
                                : choice == BytesChoice::Other ? 7 - c.twoBarrierBlocks
                                                               : c.twoBarrierBlocks;
             const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
-                EXPECT_TRUE(cuda_detail::launchSeparableBytes(SampleType::U8, c.k, frame, plan.row.data(),
+                EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, c.k, frame, plan.row.data(),
                                                               plan.column.data(), stream, choice));
             });
             const bool found = holdsBytesInstance(all, c.k, 1, false, blocks, -1, overlap);
@@ -1343,7 +1343,7 @@ TEST(SeparableBytes, TakesSevenAndNineAheadOfTheOtherKernels) {
                 dst.poisonRows();
                 const std::string all =
                     kernelsLaunchedBy([&](cudaStream_t stream) { conv->process(src.view, dst.view, stream); });
-                const bool bytes = all.find("separableBytesKernel") != std::string::npos;
+                const bool bytes = all.find("separableStagedU8Kernel") != std::string::npos;
                 EXPECT_EQ(bytes, interleaved == 0 || channels == 1)
                     << "k" << k << " " << channels << " channels, interleaved " << interleaved << ": " << all;
                 conv->process(src.view, dst.view, nullptr);  // (the captured launch above ran nothing)

@@ -3,12 +3,8 @@
 
 namespace cudafilters::cuda_detail {
 
-bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                    const KernelVariants& variants) {
-    if (launchDirectRegistersU8(k, bank, frame, taps, stream, variants.registerWindow)) return true;
-    if (launchInterleavedU8(k, bank, frame, taps, stream, variants.interleaved)) return true;
-    if (launchGrayTileU8(k, bank, frame, taps, stream, variants.grayTile)) return true;
-    if (launchSmallDirectU8(k, bank, frame, taps, stream, variants.smallDirect)) return true;
+// The tiled direct kernel for u8 frames; which u8 direct kernel a frame takes is kernel_route.cpp's.
+bool launchDirectTiledU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
     return launchDirectTyped<std::uint8_t>(k, bank, frame, taps, stream);
 }
 

@@ -48,55 +48,36 @@ bool directSizeSupported(int k);
 // Banks the direct kernels sum in one launch: one or two kernels at every compiled size, up to 8 at K = 3 and 5.
 bool directBankSupported(int k, int bank);
 
-// Which kernel variant a launch takes where several are compiled. Chosen per CudaConvolver (the defaults are the
-// measured best, see the kernels' comments); tests and the benchmark ask for one explicitly.
+// Which kernel variant a launch takes where several are compiled. Chosen per CudaConvolver: the defaults are the
+// measured best, and where each kernel is taken, and why, is the routing table's (kernel_route.cpp, one reason a row
+// with the benchmark that measured it). Tests and the benchmark ask for a variant explicitly.
 struct KernelVariants {
-    // The barrier-free small-K direct kernel: 0 takes it for every K = 3 frame it applies to, 1 for frames of
-    // 4 Mpixel and more, -1 never (the tiled kernel).
+    // The barrier-free small-K direct kernel (u8 K = 3, one channel, behind the gray tile kernel): 0 wherever it
+    // applies, 1 on frames of 4 Mpixel and more (smallDirectApplies), -1 never (the tiled kernel).
     int smallDirect = 1;
     // The separable kernels. The tile kernel (convolve_separable.cu): 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8
     // K = 31, 2: 64 x 64 for u8 K = 31 on frames of 4 Mpixel and more. The streaming kernel
-    // (convolve_separable_stream.cu, K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2), with row segments
-    // sized for one wave (3) or two (4) of blocks. 5 (the default), the measured best: the u8 streaming kernel of 1 to
-    // 4 channels (convolve_separable_stream_u8.cu, K = 7, 9, 15 and 31) wherever it applies; else the streaming kernel for
-    // 2 to 4 channels from K = 15 and for one channel at K = 31 on frames of 4 Mpixel and more (two waves there, one
-    // below); else as 2 (the tile kernel is faster for one channel at K = 7 … 15 and at 1080p, the interleaved kernels
-    // for colour at K ≤ 9). 6: the u8 streaming kernel with the other number of blocks per SM for one channel (5 takes
-    // 3 at K = 15 from 1.5 Mpixel, else 4; 6 the reverse), with the other number of waves for 2 to 4 channels (5 takes
-    // one, but two for K = 7 and 9 and for packed RGB at K = 15 from 4 Mpixel); elsewhere as 5. 7: that kernel with as
-    // many segments as fill its waves, where 5 fits one wave's segments to the row pass's 32-row chunks for one and two
-    // channels (convolve_separable_stream_u8.cu, bytesSegments). 8: as 5 with two barriers a chunk everywhere (5 runs a
-    // chunk's row pass beside the previous chunk's column pass where that measures faster: oneBarrierBest), 9: as 5
-    // with one barrier a chunk everywhere. 10: as 5 with the edge strips' segments as long as the others' (5 cuts the
-    // edge strips, whose words outside the row are built byte by byte, into shorter ones: bytesPieces). 11: as 6 with
-    // one barrier a chunk. `bench-convolve --ks 7,9,15,31` (build-bench) times every variant beside the default.
+    // (convolve_separable_stream.cu, K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2): 3 and 4 always, its
+    // row segments sized for one wave (3) or two (4). 5 (the default): the u8 streaming kernel
+    // (convolve_separable_staged_u8.cu) wherever it applies, else the streaming kernel where the table takes it, else as 2.
+    // 6 … 11: as 5 with the u8 streaming kernel's other choices (BytesChoice, in its order: Other, FullWaves,
+    // TwoBarriers, OneBarrier, EvenSegments, OtherOneBarrier). `bench-convolve --ks 7,9,15,31` (build-bench) times
+    // every variant beside the default.
     int separable = 5;
-    // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; one tile load for every
-    // channel, all channels of a pixel in one thread). Direct plans take the interleaved direct kernel under 0 to 3.
-    // Separable plans: 0 the measured best (the interleaved direct kernel on the full K × K taps for K ≤ 5, the
-    // interleaved separable kernel for K = 7 and 9 where the u8 streaming separable kernel does not apply,
-    // cuda_convolver.cpp; the RGBA Gaussian rows of `bench-convolve --ks 3,5,7,9`, build-bench), 1 always the
-    // interleaved direct kernel, 2 the per-channel separable kernel, 3 always the interleaved separable kernel. -1:
+    // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; all channels of a pixel in one
+    // thread). Direct plans take the interleaved direct kernel under 0 to 3. Separable plans: 0 the interleaved direct
+    // kernel on the full K × K taps for K ≤ 5 and the interleaved separable kernel for K = 7 and 9, 1 always the
+    // interleaved direct kernel, 2 the per-channel separable kernels, 3 always the interleaved separable kernel. -1:
     // never (the per-channel kernels for every plan).
     int interleaved = 0;
-    // The one-channel instance of the interleaved direct kernel for u8 K = 3 and 5 (128 × 16 tiles, one output row
-    // per thread: fewer registers and more blocks per SM than the tiled kernel's 128 × 32 tiles, whose 4 blocks per
-    // SM leave it latency-bound): 0 (the default) takes it for every one-channel frame with one kernel, ahead of the
-    // barrier-free K = 3 kernel, and for separable plans of one channel with K ≤ 5 on their full K × K taps (as the
-    // interleaved kernels do); -1 never. Chosen with the GRAY8 direct and separable rows of
-    // `bench-convolve --ks 3,5` (build-bench) at 1080p and 4K.
+    // The one-channel instance of the interleaved direct kernel (u8 K = 3 and 5, one kernel; separable plans on their
+    // full taps): 0 wherever it applies, -1 never.
     int grayTile = 0;
-    // The register-window kernels (u8; separable plans at K = 3, 5, and 7 for one channel; direct plans at K = 3,
-    // and 5 for one channel; convolve_register_window.cu): 0 (the default) takes them where they measure faster than
-    // the other kernels (registerWindowApplies): direct plans at K = 3, and of one channel at K = 5 from 4 Mpixel;
-    // separable plans of one channel at K = 3 from 4 Mpixel (below, the direct kernel on the full taps), at K = 5 from
-    // 2 Mpixel and at K = 7 from 5 Mpixel; of 2 to 4 channels at K = 3, and at K = 5 from 1.4 (3 channels), 1.6
-    // (4 channels; packed 4:2:2 chroma always) or 2.5 Mpixel (two filtered channels), with row segments of 8 rows at
-    // K = 3 and 16 above (8 where 16 leave under 8 warps per SM), fitted to the waves of blocks the GPU holds
-    // (segmentFor); 1 … 4 take them wherever they are compiled, with segments of 8, 16, 32, 64 rows; -1 never. u8
-    // separable plans at K = 7 take the streaming separable kernel first where it applies (under registerWindow and
-    // interleaved 0, cuda_convolver.cpp), so the register window keeps K = 7 only for rows it cannot read.
-    // `bench-convolve --ks 3,5,7 --size WxH` (build-bench) times every variant beside the default.
+    // The register-window kernels (u8; separable plans at K = 3, 5 and, for one channel, 7; direct plans at K = 3 and,
+    // for one channel, 5; convolve_register_window.cu): 0 where registerWindowApplies' frame sizes take them, with row
+    // segments fitted to the waves of blocks the GPU holds (segmentFor); 1 … 4 wherever they are compiled, with
+    // segments of 8, 16, 32, 64 rows; -1 never. `bench-convolve --ks 3,5,7 --size WxH` (build-bench) times every
+    // variant beside the default.
     int registerWindow = 0;
     // Plans of sizes without compiled kernels padded with zero taps to the next compiled size (padded_plan.hpp):
     // false runs them as they are (the generic kernel, or the FFT where auto finds it cheaper than that).
@@ -111,25 +92,30 @@ struct KernelVariants {
 constexpr int kInterleavedVariants = 5;  // -1 … 3
 constexpr int kSeparableVariants = 12;
 
-// Direct K×K correlation, bank of 1 or 2 kernels (taps: bank × k × k floats, row-major, already divided).
-// Filter mode: u8 frames of 2 to 4 channels with one kernel, K ≤ 9, take the interleaved kernel (all channels in one
-// block, KernelVariants::interleaved); otherwise one grid layer per channel. With Combine::Channels the bank results
-// go to output channels 0..bank-1.
+// Direct K×K correlation of a bank of kernels in one launch (taps: bank × k × k floats, row-major, already divided),
+// by the direct kernel the routing table picks for the frame (kernel_route.hpp); throws where none is compiled. With
+// Combine::Channels the bank results go to output channels 0..bank-1.
 void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                   const KernelVariants& variants = {});
 
-// Fused separable K×K: row pass into shared memory, column pass from it. row and column: k floats each.
+// A separable plan's frame by the per-channel separable kernels the routing table picks among (the u8 streaming
+// kernel, the streaming kernel, the tile kernel), the interleaved and register-window kernels left out. row and
+// column: k floats each.
 void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                      cudaStream_t stream, const KernelVariants& variants = {});
+// The fused separable tile kernel (row pass into shared memory, column pass from it), its tile height under
+// KernelVariants::separable; throws where no size is compiled.
+void launchSeparableTile(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                         cudaStream_t stream, const KernelVariants& variants);
 
 // The streaming separable kernel: launches it and returns true where one is compiled for (type, k, channels), else
 // returns false and launches nothing. waves: how many waves of blocks the row segments are sized for.
 bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                            cudaStream_t stream, int waves);
 
-// The u8 streaming separable kernel (convolve_separable_stream_u8.cu): K = 7, 9, 15 and 31, 1 to 4 channels each filtered
+// The u8 streaming separable kernel (convolve_separable_staged_u8.cu): K = 7, 9, 15 and 31, 1 to 4 channels each filtered
 // or copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
-// borderValue that is a byte. launchSeparableBytes launches it and returns true where it applies, else returns false
+// borderValue that is a byte. launchSeparableStagedU8 launches it and returns true where it applies, else returns false
 // and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15 from 1.5 Mpixel,
 // else 4; segments for one wave, but two for packed RGB at K = 15 from 4 Mpixel; for one and two channels one wave's
 // segments fitted to the row-pass chunks; the edge strips' segments shorter: bytesPieces); Other: one channel the other
@@ -139,11 +125,11 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // always; EvenSegments: as Best with the edge strips' segments as long as the others' (Best cuts them shorter:
 // bytesPieces); OtherOneBarrier: as Other with one barrier a chunk.
 enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier, EvenSegments, OtherOneBarrier };
-bool separableBytesApplies(SampleType type, int k, const ConvFrame& frame);
-bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+bool separableStagedU8Applies(SampleType type, int k, const ConvFrame& frame);
+bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, BytesChoice choice);
 // The same under KernelVariants::separable (5 and up; 6 … 11 the choices above, in their order), else false.
-bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, const KernelVariants& variants);
 // Its row segments per strip of `strips` strips, on `multiprocessors` SMs holding `slotsPerSm` blocks each: as many
 // as fill `waves` waves, or (fit, one wave) the number whose busiest SM runs the fewest row-pass chunks of
@@ -188,9 +174,8 @@ RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int w
 void launchGeneric(SampleType type, ConvolveMode mode, int kernelCount, int kw, int kh, const ConvFrame& frame,
                    const float* deviceTaps, cudaStream_t stream);
 
-// Per sample type; false when no kernel is compiled for (k, bank).
-bool launchDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                    const KernelVariants& variants);
+// The tiled direct kernel per sample type; false when no kernel is compiled for (k, bank).
+bool launchDirectTiledU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 
 // The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3, one kernel):

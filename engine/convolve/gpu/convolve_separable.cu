@@ -165,7 +165,7 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 
 }  // namespace
 
-bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, const KernelVariants& variants) {
     const BytesChoice bytes = variants.separable == 6   ? BytesChoice::Other
                               : variants.separable == 7 ? BytesChoice::FullWaves
@@ -174,17 +174,12 @@ bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const 
                               : variants.separable == 10 ? BytesChoice::EvenSegments
                               : variants.separable == 11 ? BytesChoice::OtherOneBarrier
                                                          : BytesChoice::Best;
-    return variants.separable >= 5 && launchSeparableBytes(type, k, frame, row, column, stream, bytes);
+    return variants.separable >= 5 && launchSeparableStagedU8(type, k, frame, row, column, stream, bytes);
 }
 
-void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                     cudaStream_t stream, const KernelVariants& variants) {
-    const bool large = largeFrame(frame);
-    if (launchSeparableBytes(type, k, frame, row, column, stream, variants)) return;
+void launchSeparableTile(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                         cudaStream_t stream, const KernelVariants& variants) {
     const int v = std::min(variants.separable, 5);
-    const bool streaming = v == 3 || v == 4 || (v == 5 && k >= 15 && (frame.inChannels > 1 || (k == 31 && large)));
-    const int waves = v == 4 || (v == 5 && large) ? 2 : 1;
-    if (streaming && launchSeparableStream(type, k, frame, row, column, stream, waves)) return;
     if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream, v);
     else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream, v);
 }

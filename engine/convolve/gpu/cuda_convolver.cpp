@@ -2,16 +2,17 @@
 // The CUDA backend of the Convolver: picks a path once per plan, owns the device copy of the taps, and enqueues
 // one kernel per frame on the caller's stream (no allocation, no synchronisation on the frame path).
 #include "convolve_launch.hpp"
+#include "cufft_library.hpp"
 #include "fft_convolution.hpp"
-#include "padded_plan.hpp"
+#include "kernel_route.hpp"
 
-#include <cudafilters/convolve_crossover.hpp>
 #include <cudafilters/cuda_raii.hpp>
 #include <cudafilters/device_copy.hpp>
 #include <cudafilters/error.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,13 +51,71 @@ ConvFrame makeFrame(const ConvolvePlan& plan, const ImageView& src, const ImageV
     return f;
 }
 
+namespace {
+
+// A direct-family route's kernel, launched; false where its launcher finds that it does not apply (the table and the
+// launcher's own applies check disagree). bank: the kernels of this launch.
+bool launchDirectRoute(KernelRoute route, int k, int bank, const ConvFrame& frame, const float* taps,
+                       cudaStream_t stream, const KernelVariants& variants) {
+    switch (route) {
+    case KernelRoute::DirectRegisterWindowU8:
+        return launchDirectRegistersU8(k, bank, frame, taps, stream, variants.registerWindow);
+    case KernelRoute::DirectInterleavedU8: return launchInterleavedU8(k, bank, frame, taps, stream, variants.interleaved);
+    case KernelRoute::DirectGrayTileU8: return launchGrayTileU8(k, bank, frame, taps, stream, variants.grayTile);
+    case KernelRoute::DirectSmallU8: return launchSmallDirectU8(k, bank, frame, taps, stream, variants.smallDirect);
+    case KernelRoute::DirectTileU8: return launchDirectTiledU8(k, bank, frame, taps, stream);
+    case KernelRoute::DirectTileU16: return launchDirectU16(k, bank, frame, taps, stream);
+    default: return false;
+    }
+}
+
+[[noreturn]] void routeMismatch(KernelRoute route) {
+    throw std::logic_error(std::string("the kernel of route ") + name(route) + " does not apply to the frame");
+}
+
+}  // namespace
+
 void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
                   const KernelVariants& variants) {
-    const bool launched = type == SampleType::U8 ? launchDirectU8(k, bank, frame, taps, stream, variants)
-                                                 : launchDirectU16(k, bank, frame, taps, stream);
-    if (!launched)
+    RouteQuery q;
+    q.path = Path::Direct;
+    q.type = type;
+    q.k = k;
+    q.bank = bank;
+    q.frame = frame;
+    q.variants = variants;
+    const KernelRoute route = kernelRoute(q);
+    if (route == KernelRoute::None)
         throw InvalidArgument("no direct kernel compiled for size " + std::to_string(k) + " and bank " +
                               std::to_string(bank));
+    if (!launchDirectRoute(route, k, bank, frame, taps, stream, variants)) routeMismatch(route);
+}
+
+void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+                     cudaStream_t stream, const KernelVariants& variants) {
+    RouteQuery q;
+    q.path = Path::Separable;
+    q.type = type;
+    q.k = k;
+    q.frame = frame;
+    q.variants = variants;
+    q.variants.interleaved = q.variants.registerWindow = q.variants.grayTile = -1;  // the per-channel kernels' rows
+    const KernelRoute route = kernelRoute(q);
+    switch (route) {
+    case KernelRoute::SeparableStagedU8:
+        if (!launchSeparableStagedU8(type, k, frame, row, column, stream, variants)) routeMismatch(route);
+        return;
+    case KernelRoute::SeparableStreamU8:
+    case KernelRoute::SeparableStreamU16: {
+        // Row segments for two waves of blocks on large frames under the measured-best variant (4: always).
+        const int v = std::min(variants.separable, 5);
+        const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
+        const int waves = v == 4 || (v == 5 && large) ? 2 : 1;
+        if (!launchSeparableStream(type, k, frame, row, column, stream, waves)) routeMismatch(route);
+        return;
+    }
+    default: return launchSeparableTile(type, k, frame, row, column, stream, variants);
+    }
 }
 
 namespace {
@@ -74,30 +133,6 @@ bool overlaps(const ImageView& a, const ImageView& b) {
     return a0 < b1 && b0 < a1;
 }
 
-enum class Path { Copy, Direct, Separable, Generic };
-
-// Whether the direct kernels take a bank of k × k kernels in one launch (directBankSupported, under
-// KernelVariants::directBanks for more than two).
-bool oneDirectLaunch(int k, int bank, const KernelVariants& variants) {
-    return bank <= 2 || (variants.directBanks && directBankSupported(k, bank));
-}
-
-// Banks the direct kernels take in one launch, and where they do not, banks of three or four kernels written to their
-// own output channels as direct launches of at most two kernels (KernelVariants::splitBanks; launchDirectSplit).
-Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
-    if (plan.isIdentity()) return Path::Copy;
-    const bool square = plan.kernelWidth == plan.kernelHeight;
-    const bool compiled = square && directSizeSupported(plan.kernelWidth);
-    if (plan.mode != ConvolveMode::Filter || !compiled) return Path::Generic;
-    if (plan.separable && plan.kernels.size() == 1 && plan.combine != Combine::Channels &&
-        int(plan.row.size()) == plan.kernelWidth && int(plan.column.size()) == plan.kernelHeight)
-        return Path::Separable;
-    const int bank = int(plan.kernels.size());
-    if (oneDirectLaunch(plan.kernelWidth, bank, variants)) return Path::Direct;
-    if (variants.splitBanks && plan.combine == Combine::Channels && bank <= 4) return Path::Direct;
-    return Path::Generic;
-}
-
 // A direct plan's frame: one launch where the direct kernels take the bank; else a bank of kernels written to their
 // own output channels (Combine::Channels) in launches of at most two, each writing its channels from its first one on
 // (the destination moved on by that many samples): the same sums as one launch would make.
@@ -111,31 +146,9 @@ void launchDirectSplit(SampleType type, int k, int bank, const ConvFrame& frame,
     }
 }
 
-// The plan the kernels run: padded to the next compiled size where that applies (padded_plan.hpp), else the plan.
-ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants) {
-    if (variants.padSizes) {
-        std::optional<ConvolvePlan> padded = paddedToCompiledSize(plan);
-        if (padded && choosePath(*padded, variants) != Path::Generic) return std::move(*padded);
-    }
-    return plan;
-}
-
-// Whether frames of width × height go through the FFT path: chosen for them (convolve_crossover.hpp) against the
-// direct path of the plan the kernels run (`launch`), a plan its tables hold, and cuFFT loaded. The FFT transforms the
-// plan as given. algorithm=fft without cuFFT is an error (prepare() throws it); algorithm=auto without cuFFT sums
-// directly.
-// A full-rank plan padded to 31 × 31 sums 961 taps a sample whatever its own size, while the FFT of a smaller kernel
-// costs less than a 31 × 31 one's (the table's compiled rows were measured at 31 × 31): such plans keep the crossover
-// of the generic kernel they would run in unpadded. `bench-convolve --padded` (build-bench) times padded plans (e.g.
-// 4K GRAY8 13 × 13, 21 × 21, 25 × 25) against the FFT.
 bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height,
              const KernelVariants& variants) {
-    const Path direct = choosePath(launch, variants);
-    const bool paddedTo31 =
-        direct == Path::Direct && launch.kernelWidth == 31 && plan.kernelWidth * plan.kernelHeight < 31 * 31;
-    const bool asGeneric = direct == Path::Generic || paddedTo31;
-    return direct != Path::Copy && fftChosen(Backend::Cuda, asGeneric ? plan : launch, width, height, asGeneric) &&
-           fftSupports(plan) && cufftLibrary() != nullptr;
+    return fftPath(plan, launch, width, height, variants, cufftLibrary() != nullptr);
 }
 
 // Everything of a CudaConvolver runs on the device that was current when it was made, whatever thread calls it:
@@ -223,59 +236,52 @@ public:
     }
 
 private:
+    // The frame's kernel: the routing table's (kernel_route.cpp).
     void enqueue(const ImageView& src, const ImageView& dst, GpuStream stream) {
-        if (fft_) {
-            fft_->enqueue(plan_.type, cuda_detail::makeFrame(plan_, src, dst), stream);
-            return;
-        }
-        if (path_ == Path::Copy) {
-            copyDevicePlane(src, dst, stream);
-            return;
-        }
         const cuda_detail::ConvFrame f = cuda_detail::makeFrame(launch_, src, dst);
-        switch (path_) {
-        case Path::Direct:
-            launchDirectSplit(launch_.type, launch_.kernelWidth, int(launch_.kernels.size()), f, taps_.data(), stream,
-                              variants_);
+        const KernelRoute route = planRoute(launch_, f, variants_, fft_ != nullptr);
+        const SampleType type = launch_.type;
+        const int k = launch_.kernelWidth;
+        const float* row = launch_.row.data();
+        const float* column = launch_.column.data();
+        bool launched = true;
+        switch (route) {
+        case KernelRoute::Fft: fft_->enqueue(plan_.type, cuda_detail::makeFrame(plan_, src, dst), stream); break;
+        case KernelRoute::Copy: copyDevicePlane(src, dst, stream); break;
+        case KernelRoute::Generic:
+            launchGeneric(type, launch_.mode, int(launch_.kernels.size()), k, launch_.kernelHeight, f,
+                          deviceTaps_.as<float>(), stream);
             break;
-        case Path::Separable:
-            // The u8 streaming separable kernel wherever it applies (K = 7, 9, 15 and 31, 1 to 4 channels), ahead of
-            // the register-window and interleaved kernels under their KernelVariants' 0 (they take K ≤ 9 otherwise).
-            // It measures faster than those at every channel count (`bench-convolve --ks 7,9` at 1080p and 4K,
-            // build-bench: the default rows against the "interleaved separable" and "variant" rows).
-            if (variants_.interleaved == 0 && variants_.registerWindow == 0 &&
-                cuda_detail::launchSeparableBytes(launch_.type, launch_.kernelWidth, f, launch_.row.data(),
-                                                  launch_.column.data(), stream, variants_))
-                break;
-            // u8 with K ≤ 7: the register-window kernel (KernelVariants::registerWindow).
-            if (launch_.type == SampleType::U8 &&
-                cuda_detail::launchSeparableRegistersU8(launch_.kernelWidth, f, launch_.row.data(),
-                                                        launch_.column.data(), stream, variants_.registerWindow))
-                break;
-            // One u8 channel at K = 3 below 4 Mpixel: the direct register-window kernel on the full taps (the tile
-            // kernel's sums below, in the same order), faster there than the tile kernel (GRAY8 Gaussian 3 × 3 of
-            // `bench-convolve --ks 3 --size WxH` from 640x480 to 2560x1440, build-bench).
-            if (launch_.type == SampleType::U8 && launch_.kernelWidth == 3 && f.inChannels == 1 &&
-                cuda_detail::launchDirectRegistersU8(3, 1, f, taps_.data(), stream, variants_.registerWindow))
-                break;
-            // One u8 channel with K ≤ 5: the one-channel tile kernel on the full taps (KernelVariants::grayTile).
-            if (launch_.type == SampleType::U8 && launch_.kernelWidth <= 5 &&
-                cuda_detail::launchGrayTileU8(launch_.kernelWidth, 1, f, taps_.data(), stream, variants_.grayTile))
-                break;
-            // Interleaved u8 pixels with K ≤ 9: one tile load for every channel (KernelVariants::interleaved)
-            // instead of one separable grid layer per channel.
-            if (launch_.type == SampleType::U8 &&
-                cuda_detail::launchInterleavedSeparableU8(launch_.kernelWidth, f, taps_.data(), launch_.row.data(),
-                                                          launch_.column.data(), stream, variants_.interleaved))
-                break;
-            cuda_detail::launchSeparable(launch_.type, launch_.kernelWidth, f, launch_.row.data(),
-                                         launch_.column.data(), stream, variants_);
+        case KernelRoute::SeparableStagedU8:
+            launched = launchSeparableStagedU8(type, k, f, row, column, stream, variants_);
             break;
-        default:
-            cuda_detail::launchGeneric(launch_.type, launch_.mode, int(launch_.kernels.size()), launch_.kernelWidth,
-                                       launch_.kernelHeight, f, deviceTaps_.as<float>(), stream);
+        case KernelRoute::SeparableRegisterWindowU8:
+            launched = launchSeparableRegistersU8(k, f, row, column, stream, variants_.registerWindow);
             break;
+        case KernelRoute::SeparableInterleavedU8:
+            launched = launchInterleavedSeparableU8(k, f, taps_.data(), row, column, stream, variants_.interleaved);
+            break;
+        case KernelRoute::SeparableStreamU8:
+        case KernelRoute::SeparableStreamU16:
+        case KernelRoute::SeparableTileU8:
+        case KernelRoute::SeparableTileU16: launchSeparable(type, k, f, row, column, stream, variants_); break;
+        case KernelRoute::DirectRegisterWindowU8:
+        case KernelRoute::DirectInterleavedU8:
+        case KernelRoute::DirectGrayTileU8:
+        case KernelRoute::DirectSmallU8:
+        case KernelRoute::DirectTileU8:
+        case KernelRoute::DirectTileU16:
+            // A separable plan's frame on its full K × K taps in one launch; a direct plan's, split where its bank
+            // needs it.
+            if (path_ == Path::Separable)
+                launched = launchDirectRoute(route, k, 1, f, taps_.data(), stream, variants_);
+            else
+                launchDirectSplit(type, k, int(launch_.kernels.size()), f, taps_.data(), stream, variants_);
+            break;
+        case KernelRoute::None:
+            throw InvalidArgument(std::string("no CUDA kernel for this plan (") + pathName(plan_) + ")");
         }
+        if (!launched) routeMismatch(route);
     }
 
     bool ownsDeviceMemory() const { return fft_ || path_ == Path::Generic; }

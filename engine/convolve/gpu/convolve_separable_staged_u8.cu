@@ -384,7 +384,7 @@ __device__ __forceinline__ void placeStage(const BytesParams<K>& p, BytesStaged<
         st.itemShared[k] = unsigned(__cvta_generic_to_shared(&staged[0][row][w]));
     }
     st.spanSrc = f.src + st.spanByte;
-    st.srcPitch = unsigned(f.srcPitch);  // below 4 GiB (separableBytesApplies)
+    st.srcPitch = unsigned(f.srcPitch);  // below 4 GiB (separableStagedU8Applies)
 }
 
 // This thread's column-pass place (BytesColumn).
@@ -397,7 +397,7 @@ __device__ __forceinline__ void placeColumn(const ConvFrame& f, int x0, int rowB
     col.colByte = x0 * C + 4 * col.quad;
     col.columnInside = col.colByte + 4 <= rowBytes;
     col.columnDst = f.dst + col.colByte;
-    col.dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableBytesApplies)
+    col.dstPitch = unsigned(f.dstPitch);  // below 4 GiB (separableStagedU8Applies)
     // SKIP: known at compile time, the copy is one shared load a row, where testing the flags bit by bit at run time
     // reloads them from constant memory every row.
     col.copiedSamples = 0;
@@ -413,7 +413,7 @@ __device__ __forceinline__ void placeColumn(const ConvFrame& f, int x0, int rowB
 // channels are then summed and replaced).
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1, bool OVERLAP = false>
 __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCKS)
-    separableBytesKernel(const __grid_constant__ BytesParams<K> p) {
+    separableStagedU8Kernel(const __grid_constant__ BytesParams<K> p) {
     using Cfg = BytesConfig<K, C, OVERLAP>;
     extern __shared__ float4 smem4[];
     float* mid = reinterpret_cast<float*>(smem4);
@@ -425,7 +425,7 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
     const int rowBytes = f.width * C;
     const int t = int(threadIdx.x);
     constexpr unsigned kAll = (1u << C) - 1u;
-    const unsigned copied = f.copy & ~f.mask & kAll;  // the others are filtered (separableBytesApplies)
+    const unsigned copied = f.copy & ~f.mask & kAll;  // the others are filtered (separableStagedU8Applies)
     static_assert(SKIP < 0 || C == 4);
 
     // Row pass: the 8 threads of a quarter warp take 8 consecutive rows of one run, so their 16-byte shared accesses
@@ -501,12 +501,12 @@ struct BytesShape {
 };
 
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>
-void launchStreamU8Instance(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStagedU8Instance(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
     using Cfg = BytesConfig<K, C, OVERLAP>;
     BytesParams<K> p = separableParams<BytesParams<K>, K>(frame, row, column);
     p.borderWord = frame.border == Border::Constant ? 0x01010101u * unsigned(frame.borderValue) : 0u;
-    auto kernel = separableBytesKernel<K, C, ADJUST, MIN_BLOCKS, SKIP, OVERLAP>;
+    auto kernel = separableStagedU8Kernel<K, C, ADJUST, MIN_BLOCKS, SKIP, OVERLAP>;
     allowDynamicSharedMemory(kernel, Cfg::SMEM);
     const int strips = (frame.width + Cfg::TW - 1) / Cfg::TW;
     // Edge strips: those whose staged span reaches outside the row (bytes built through borderIndex).
@@ -519,32 +519,32 @@ void launchStreamU8Instance(const ConvFrame& frame, const float* row, const floa
                            (frame.height + pieces.segments - 1) / pieces.segments,
                            (frame.height + pieces.edgeSegments - 1) / pieces.edgeSegments);
     kernel<<<p.grid.blocks, Cfg::THREADS, Cfg::SMEM, stream>>>(p);
-    CUDAFILTERS_CHECK_LAUNCH("separableBytesKernel");
+    CUDAFILTERS_CHECK_LAUNCH("separableStagedU8Kernel");
 }
 
 // overlap: one barrier a chunk (OVERLAP), its registers bounded for 3 blocks per SM, as many as its ring and two staged
 // chunks leave room for at K = 31. One channel at K = 15 with 4 (64 registers, no spills) measures level with 3.
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1>
-void launchStreamU8Barriers(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStagedU8Barriers(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
     if (shape.overlap)
-        launchStreamU8Instance<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, shape);
-    else launchStreamU8Instance<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, shape);
+        launchStagedU8Instance<K, C, ADJUST, std::min(MIN_BLOCKS, 3), SKIP, true>(frame, row, column, stream, shape);
+    else launchStagedU8Instance<K, C, ADJUST, MIN_BLOCKS, SKIP, false>(frame, row, column, stream, shape);
 }
 
 template <int K, int C, int MIN_BLOCKS>
-void launchStreamU8Adjusted(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStagedU8Adjusted(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   const BytesShape& shape) {
     if (frame.bias != 0.f || frame.absolute != 0)
-        launchStreamU8Barriers<K, C, true, MIN_BLOCKS>(frame, row, column, stream, shape);
-    else launchStreamU8Barriers<K, C, false, MIN_BLOCKS>(frame, row, column, stream, shape);
+        launchStagedU8Barriers<K, C, true, MIN_BLOCKS>(frame, row, column, stream, shape);
+    else launchStagedU8Barriers<K, C, false, MIN_BLOCKS>(frame, row, column, stream, shape);
 }
 
 // Where one barrier a chunk (OVERLAP) measures faster than two: 2 and 4 channels always; one channel at K = 7 and 9
 // from 4 Mpixel, at K = 15 from 1.5 Mpixel, at K = 31 below 4 Mpixel; packed RGB at K = 31 below 4 Mpixel, at K = 9
 // below 1.5 Mpixel, at K = 7 and 15 below 1.5 Mpixel and from 4 Mpixel. Chosen with `bench-convolve --ks 7,9,15,31`
 // at 1280x720, 1920x1080 and 3840x2160 (build-bench; separable variants 8 and 9 force two barriers and one), with the
-// waves launchStreamU8 takes.
+// waves launchStagedU8 takes.
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k <= 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
@@ -554,7 +554,7 @@ bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
 }
 
 template <int K>
-void launchStreamU8(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
+void launchStagedU8(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
                   BytesChoice choice) {
     // One and two channels: segments of one wave fitted to the chunks (bytesSegments) except under
     // BytesChoice::FullWaves, chosen through the element with frames resident (`bench-pipeline --pipeline`, e.g. 1080p
@@ -567,13 +567,13 @@ void launchStreamU8(const ConvFrame& frame, const float* row, const float* colum
     const bool overlap = choice == BytesChoice::OneBarrier || choice == BytesChoice::OtherOneBarrier ||
                          ((choice == BytesChoice::Best || even) && oneBarrierBest(K, frame.inChannels, pixels));
     if (frame.inChannels == 1) {
-        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3: launchStreamU8Barriers);
+        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3: launchStagedU8Barriers);
         // Other: the other count. Chosen with `bench-convolve --ks 7,9,15,31` at 640x480, 1280x720, 1920x1080 and
         // 3840x2160 (build-bench; separable variant 6).
         const bool four = K != 15 || pixels < 1500000;
         const BytesShape shape{1, fit, overlap, even};
-        return four != other ? launchStreamU8Adjusted<K, 1, 4>(frame, row, column, stream, shape)
-                             : launchStreamU8Adjusted<K, 1, 3>(frame, row, column, stream, shape);
+        return four != other ? launchStagedU8Adjusted<K, 1, 4>(frame, row, column, stream, shape)
+                             : launchStagedU8Adjusted<K, 1, 3>(frame, row, column, stream, shape);
     }
     // Two to four channels. Segments fitted to the chunks for 2 channels only (fitting measures no faster for 3 and 4).
     // One wave, except two for K = 7 and 9, and for packed RGB at K = 15, from 4 Mpixel; Other: the other number of
@@ -582,8 +582,8 @@ void launchStreamU8(const ConvFrame& frame, const float* row, const float* colum
     const bool twoWaves = (K <= 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
     const int waves = other == twoWaves ? 1 : 2;
     switch (frame.inChannels) {
-    case 2: return launchStreamU8Adjusted<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
-    case 3: return launchStreamU8Adjusted<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
+    case 2: return launchStagedU8Adjusted<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
+    case 3: return launchStagedU8Adjusted<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
     default: {
         // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
         // copied: its column sums left out (SKIP), which measures faster on the RGBA Gaussian rows of
@@ -591,10 +591,10 @@ void launchStreamU8(const ConvFrame& frame, const float* row, const float* colum
         const unsigned copied = frame.copy & ~frame.mask & 0xFu;
         const bool plain = frame.bias == 0.f && frame.absolute == 0;
         if (plain && copied == 0x8u)
-            return launchStreamU8Barriers<K, 4, false, 3, 3>(frame, row, column, stream, {waves, false, overlap, even});
+            return launchStagedU8Barriers<K, 4, false, 3, 3>(frame, row, column, stream, {waves, false, overlap, even});
         if (plain && copied == 0x1u)
-            return launchStreamU8Barriers<K, 4, false, 3, 0>(frame, row, column, stream, {waves, false, overlap, even});
-        return launchStreamU8Adjusted<K, 4, 3>(frame, row, column, stream, {waves, false, overlap, even});
+            return launchStagedU8Barriers<K, 4, false, 3, 0>(frame, row, column, stream, {waves, false, overlap, even});
+        return launchStagedU8Adjusted<K, 4, 3>(frame, row, column, stream, {waves, false, overlap, even});
     }
     }
 }
@@ -671,7 +671,7 @@ BytesPieces bytesPieces(int strips, int edgeStrips, int height, int k, int chunk
     return pieces;
 }
 
-bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
+bool separableStagedU8Applies(SampleType type, int k, const ConvFrame& f) {
     const auto aligned = [](const void* data, std::size_t pitch, std::size_t to) {
         return reinterpret_cast<std::uintptr_t>(data) % to == 0 && pitch % to == 0;
     };
@@ -685,14 +685,14 @@ bool separableBytesApplies(SampleType type, int k, const ConvFrame& f) {
             (f.borderValue >= 0.f && f.borderValue <= 255.f && f.borderValue == std::floor(f.borderValue)));
 }
 
-bool launchSeparableBytes(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
+bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
                           cudaStream_t stream, BytesChoice choice) {
-    if (!separableBytesApplies(type, k, frame)) return false;
+    if (!separableStagedU8Applies(type, k, frame)) return false;
     switch (k) {
-    case 7: launchStreamU8<7>(frame, row, column, stream, choice); break;
-    case 9: launchStreamU8<9>(frame, row, column, stream, choice); break;
-    case 15: launchStreamU8<15>(frame, row, column, stream, choice); break;
-    default: launchStreamU8<31>(frame, row, column, stream, choice); break;
+    case 7: launchStagedU8<7>(frame, row, column, stream, choice); break;
+    case 9: launchStagedU8<9>(frame, row, column, stream, choice); break;
+    case 15: launchStagedU8<15>(frame, row, column, stream, choice); break;
+    default: launchStagedU8<31>(frame, row, column, stream, choice); break;
     }
     return true;
 }
