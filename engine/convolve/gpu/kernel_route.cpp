@@ -95,7 +95,7 @@ bool window(const RouteQuery& q, int k, int bank, bool sep) {
            windowInstance(k, sep, q.frame);
 }
 
-bool bytes(const RouteQuery& q) {
+bool staged(const RouteQuery& q) {
     return q.variants.separable >= 5 && separableStagedU8Applies(q.type, q.k, q.frame);
 }
 
@@ -117,8 +117,8 @@ bool stream(const RouteQuery& q) {
 bool takesFft(const RouteQuery& q) { return q.fft; }
 bool copies(const RouteQuery& q) { return q.path == Path::Copy; }
 bool generic(const RouteQuery& q) { return q.path == Path::Generic; }
-bool sepBytesFirst(const RouteQuery& q) {
-    return separable(q) && q.variants.interleaved == 0 && q.variants.registerWindow == 0 && bytes(q);
+bool sepStagedFirst(const RouteQuery& q) {
+    return separable(q) && q.variants.interleaved == 0 && q.variants.registerWindow == 0 && staged(q);
 }
 bool sepWindow(const RouteQuery& q) { return separable(q) && u8(q) && window(q, q.k, 1, true); }
 bool sepDirectWindow(const RouteQuery& q) {
@@ -134,7 +134,7 @@ bool sepInterleavedFullTaps(const RouteQuery& q) {
     const int v = q.variants.interleaved;
     return sepInterleaved(q) && (v == 1 || (v == 0 && q.k <= 5));
 }
-bool sepBytes(const RouteQuery& q) { return separable(q) && bytes(q); }
+bool sepStaged(const RouteQuery& q) { return separable(q) && staged(q); }
 bool sepStreamU8(const RouteQuery& q) { return separable(q) && u8(q) && stream(q); }
 bool sepStreamU16(const RouteQuery& q) { return separable(q) && !u8(q) && stream(q); }
 bool sepTileU8(const RouteQuery& q) { return separable(q) && u8(q); }
@@ -159,7 +159,7 @@ const RouteRow kTable[] = {
     {KernelRoute::Copy, copies, "identity plans: every channel copied, nothing to sum"},
     {KernelRoute::Generic, generic,
      "sizes, banks and modes without compiled kernels, after padding: `bench-convolve --padded` (build-bench)"},
-    {KernelRoute::SeparableStagedU8, sepBytesFirst,
+    {KernelRoute::SeparableStagedU8, sepStagedFirst,
      "u8 K = 7 … 31, 1 to 4 channels: faster than every other kernel, `bench-convolve --ks 7,9` (build-bench)"},
     {KernelRoute::SeparableRegisterWindowU8, sepWindow,
      "where registerWindowApplies' frame sizes measure it faster: `bench-convolve --ks 3,5,7 --size WxH` (build-bench)"},
@@ -171,7 +171,7 @@ const RouteRow kTable[] = {
      "colour K ≤ 5, one tile load on the full taps: RGBA Gaussian of `bench-convolve --ks 3,5,7,9` (build-bench)"},
     {KernelRoute::SeparableInterleavedU8, sepInterleaved,
      "colour K = 7, 9 the u8 streaming kernel leaves: RGBA Gaussian of `bench-convolve --ks 3,5,7,9` (build-bench)"},
-    {KernelRoute::SeparableStagedU8, sepBytes,
+    {KernelRoute::SeparableStagedU8, sepStaged,
      "under the other variants, ahead of the per-channel kernels: `bench-convolve --ks 7,9,15,31` (build-bench)"},
     {KernelRoute::SeparableStreamU8, sepStreamU8,
      "colour from K = 15, one channel at K = 31 from 4 Mpixel: `bench-convolve --ks 15,31` (build-bench)"},
