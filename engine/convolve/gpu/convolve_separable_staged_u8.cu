@@ -411,6 +411,8 @@ __device__ __forceinline__ void placeColumn(const ConvFrame& f, int x0, int rowB
 
 // SKIP (4 channels): a channel copied unfiltered whose column sums are not computed at all (-1: none; the copied
 // channels are then summed and replaced).
+// The chunk loop stays in the kernel, not in a step: its barriers, the ring slot and the rows ready for the column
+// pass are one protocol between the row and column passes, read together.
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP = -1, bool OVERLAP = false>
 __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCKS)
     separableStagedU8Kernel(const __grid_constant__ BytesParams<K> p) {
