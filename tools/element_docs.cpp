@@ -145,7 +145,7 @@ void writeProperties(std::ostream& out, GstElementFactory* factory) {
     std::vector<GParamSpec*> own, inherited;
     for (guint i = 0; i < count; ++i) {
         const std::string owner = g_type_name(specs[i]->owner_type);
-        (owner.rfind("GstCuda", 0) == 0 ? own : inherited).push_back(specs[i]);
+        (owner.rfind("GstCuda", 0) == 0 || owner.rfind("GstCf", 0) == 0 ? own : inherited).push_back(specs[i]);
     }
     out << "| property | type | default | range or values | flags | description |\n";
     out << "|---|---|---|---|---|---|\n";
