@@ -6,12 +6,14 @@
 #include "executors/executorfactory.h"
 #include "executors/frameexecutor.h"
 #include "base/gstcffilter.h"
+#include "base/latencywindow.h"
 
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace gstcudafilters {
@@ -40,7 +42,8 @@ struct PushedFrame {
     int slot = -1;
 };
 
-// Owned by the streaming thread (stop() touches it only under the sink stream lock).
+// Set up by the streaming thread (stop() touches it only under the sink stream lock); the frame pipeline's part
+// (queue, executor, work) is shared with the output task under FilterPrivate::pipeLock.
 struct StreamState {
     Backend backend = Backend::Cpu;
     bool autoBackend = false;
@@ -74,7 +77,17 @@ struct StreamState {
     std::vector<std::shared_ptr<FilterWork>> retired;  // replaced work objects, freed once no frame uses them
     guint64 nextSlot = 0;
     guint64 submitted = 0;
-    GstFlowReturn pendingFlow = GST_FLOW_OK;  // a drain's failure before an event, returned for the next buffer
+    // A push's failure (the output task's, or a drain's before an event), returned upstream for the next buffer.
+    GstFlowReturn pendingFlow = GST_FLOW_OK;
+    bool discontNext = false;  // the parent dropped a frame (QoS): the next output is a discontinuity
+
+    // The output task (outputtask.h) works on the head of `queue` outside the pipeline lock while these are set; the
+    // streaming thread then neither drops nor redoes that entry, nor replaces the executor.
+    bool completing = false;   // waiting for the head frame (FrameExecutor::complete)
+    bool pushing = false;      // pushing an entry it took out of the queue
+    bool flushing = false;     // between FLUSH_START and FLUSH_STOP: nothing waits for the task
+    LatencyWindow latency;     // how long frames' work took (record_latency)
+    GstClockTime lastPushEnd = GST_CLOCK_TIME_NONE;  // monotonic, when the output task's last push returned
 };
 
 struct FilterPrivate {
@@ -90,6 +103,19 @@ struct FilterPrivate {
     bool starting = false;
     std::unique_ptr<StreamState> started;
     std::atomic<bool> handOver{false};  // `starting` or `started` set: the streaming thread must look
+
+    // The frame pipeline is shared by the streaming thread (frames and events in) and the output task (frames and
+    // events out, from the src pad's task): `state`'s queue, executor and work are used under this lock; the waits
+    // of either side (back-pressure, drain, an empty queue) are on `pipeChanged`.
+    std::mutex pipeLock;
+    std::condition_variable pipeChanged;
+    std::thread outputThread;  // the output task (outputtask.h)
+    bool taskRunning = false;  // it runs (under pipeLock)
+    bool taskStop = false;     // the src pad is being deactivated: the task returns, nothing waits for it
+
+    // The latency the element adds, measured by the output task and answered in the LATENCY query (latencywindow.h).
+    std::atomic<GstClockTime> latencyMeasured{0};
+    std::atomic<GstClockTime> latencyReported{GST_CLOCK_TIME_NONE};  // the last answer; none before a query
 
     // A CUDA context offered through set_context (by the application or a neighbour), or the one this element made
     // and announced; answers the neighbours' CONTEXT queries. Owned reference, under the object lock.

@@ -62,6 +62,10 @@ public:
     // frame, so a frame whose capture cannot be launched fails instead of being enqueued a second time.
     virtual bool keepsState() const { return false; }
 
+    // True when process() of different slots may run at the same time on different threads (the CPU executor's
+    // workers): the work's engine objects are per slot and it keeps no state across frames.
+    virtual bool slotsConcurrent() const { return false; }
+
     // Called in frame order once the frame of `slot` is complete (its stream synchronised), before it is pushed.
     virtual void frameDone(GstElement* /*element*/, GstBuffer* /*out*/, int /*slot*/) {}
     // True when frameDone reads the frame's results: the frame then never leaves before its work is complete.

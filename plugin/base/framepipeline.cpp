@@ -2,9 +2,11 @@
 // The frame pipeline of GstCfFilter (see framepipeline.h).
 #include "base/framepipeline.h"
 #include "base/inputlayout.h"
+#include "base/outputtask.h"
 
 #include <cudafilters/device.hpp>
 
+#include <algorithm>
 #include <string>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_cf_filter_debug);
@@ -16,6 +18,21 @@ using cudafilters::CudaError;
 using cudafilters::InvalidArgument;
 
 namespace {
+
+// Waits on pipeChanged with pipeLock held by the caller, whichever lock object holds it.
+template <class Predicate>
+void wait_locked(FilterPrivate* p, Predicate ready) {
+    std::unique_lock<std::mutex> adopted(p->pipeLock, std::adopt_lock);
+    p->pipeChanged.wait(adopted, ready);
+    adopted.release();
+}
+
+// The output task does not hold the queue's head (it may be completing it): the streaming thread may change it.
+void wait_head_free(FilterPrivate* p) {
+    wait_locked(p, [&] { return !p->state.completing; });
+}
+
+GstClockTime monotonic_now() { return GstClockTime(g_get_monotonic_time()) * GST_USECOND; }
 
 void unmap_frame(FrameInFlight& entry) {
     if (!entry.mapped) return;
@@ -169,6 +186,11 @@ gboolean fall_back_to_cpu(GstCfFilter* self, const CudaError& error) {
     GST_ELEMENT_WARNING(self, LIBRARY, FAILED,
                         ("CUDA failed in %s; %s continues on the CPU", error.call().c_str(), GST_OBJECT_NAME(self)),
                         ("%s", error.what()));
+    // The executor is replaced and every frame redone: the output task first finishes the head it is waiting for
+    // (it may fail there too and fall back itself).
+    const FrameExecutor* failed = st.executor.get();
+    wait_head_free(priv_of(self));
+    if (st.executor.get() != failed) return TRUE;
     if (st.executor) st.executor->synchronize();
     st.backend = Backend::Cpu;
     // Each frame in flight is redone with the settings it was started with; the work in use is the last valid one.
@@ -208,8 +230,10 @@ gboolean fall_back_to_cpu(GstCfFilter* self, const CudaError& error) {
             unmap_frame(f);
             if (!map_frame(self, st, f)) return FALSE;
         }
+        f.started = false;
         try {
             st.executor->submit(f);
+            f.started = true;
         } catch (const std::exception& e) {
             GST_ELEMENT_ERROR(self, LIBRARY, FAILED, ("Filtering on the CPU failed"), ("%s", e.what()));
             return FALSE;
@@ -225,11 +249,58 @@ GstFlowReturn report_failure(GstCfFilter* self, const std::exception& e) {
     return GST_FLOW_ERROR;
 }
 
-// Takes the oldest entry (a frame) out of the queue once complete; returns its output buffer (transfer full).
-GstFlowReturn finish_oldest(GstCfFilter* self, GstBuffer** outbuf) {
+// Records how long a frame's work took: from its submit, or from the end of the output task's last push if that was
+// later, to its completion. The time the task spent pushing earlier frames into a sink that holds them until their
+// render time is left out: counted, it would raise the answer, the sinks' deadlines, and so the time pushes block
+// (the LATENCY answer would feed on itself). A grown window maximum is announced with a LATENCY message once a
+// LATENCY query has answered (the pipeline then asks again and gives the sinks the new figure).
+void record_latency(GstCfFilter* self, GstClockTime from) {
+    if (!GST_CLOCK_TIME_IS_VALID(from)) return;
+    FilterPrivate* p = priv_of(self);
+    p->state.latency.add(monotonic_now() - from);
+    const GstClockTime measured = p->state.latency.max();
+    p->latencyMeasured.store(measured, std::memory_order_relaxed);
+    GstClockTime reported = p->latencyReported.load(std::memory_order_relaxed);
+    if (GST_CLOCK_TIME_IS_VALID(reported) && measured > reported &&
+        p->latencyReported.compare_exchange_strong(reported, measured)) {
+        GST_INFO_OBJECT(self, "latency grew to %" GST_TIME_FORMAT, GST_TIME_ARGS(measured));
+        gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
+    }
+}
+
+// Waits for the head frame outside the lock (the streaming thread submits meanwhile). FALSE: it failed and the
+// failure was handled (a fallback redid it on the CPU: *ret OK, wait again) or not (*ret the error).
+bool complete_head(GstCfFilter* self, std::unique_lock<std::mutex>& lock, GstFlowReturn* ret) {
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
+    FrameInFlight& f = st.queue.front();  // stays in place: the streaming thread only appends while completing
+    FrameExecutor* executor = st.executor.get();
+    st.completing = true;
+    lock.unlock();
+    std::exception_ptr failure;
+    try {
+        executor->complete(f);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    lock.lock();
+    st.completing = false;
+    p->pipeChanged.notify_all();
+    if (!failure) return true;
+    try {
+        std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+        *ret = report_failure(self, e);
+    }
+    return false;
+}
+
+// Takes the oldest entry (a frame) out of the queue once complete; returns its output buffer (transfer full), or
+// null with GST_FLOW_OK when it must be waited for again.
+GstFlowReturn finish_oldest(GstCfFilter* self, std::unique_lock<std::mutex>& lock, GstBuffer** outbuf) {
     StreamState& st = priv_of(self)->state;
-    FrameInFlight& f = st.queue.front();
-    if (f.outFence) {  // downstream waits for it on the GPU: it leaves now, its input stays until the work is over
+    *outbuf = nullptr;
+    if (st.queue.front().outFence) {  // downstream waits for it on the GPU: it leaves now, its input stays until the work is over
         FrameInFlight done = std::move(st.queue.front());
         st.queue.pop_front();
         --st.framesQueued;
@@ -241,24 +312,20 @@ GstFlowReturn finish_oldest(GstCfFilter* self, GstBuffer** outbuf) {
         collect_retired(st);
         return GST_FLOW_OK;
     }
-    if (f.slot >= 0) {
-        try {
-            st.executor->complete(f);
-        } catch (const std::exception& e) {
-            const GstFlowReturn ret = report_failure(self, e);
-            if (ret != GST_FLOW_OK) return ret;
-            try {
-                st.executor->complete(st.queue.front());  // now the CPU executor: nothing left to wait for
-            } catch (const std::exception& e2) {
-                return report_failure(self, e2);
-            }
-        }
+    GstClockTime timedFrom = st.queue.front().submittedAt;
+    if (GST_CLOCK_TIME_IS_VALID(timedFrom) && GST_CLOCK_TIME_IS_VALID(st.lastPushEnd))
+        timedFrom = std::max(timedFrom, st.lastPushEnd);
+    if (st.queue.front().slot >= 0) {
+        GstFlowReturn ret = GST_FLOW_OK;
+        if (!complete_head(self, lock, &ret)) return ret;
+        if (st.flushing) return GST_FLOW_OK;  // it stays for FLUSH_STOP to drop
         FrameInFlight& done = st.queue.front();
         if (done.work) done.work->frameDone(GST_ELEMENT(self), done.out, done.slot);
     }
     FrameInFlight done = std::move(st.queue.front());
     st.queue.pop_front();
     --st.framesQueued;
+    record_latency(self, timedFrom);
     unmap_frame(done);
     *outbuf = done.out;
     if (done.out != done.in) gst_buffer_unref(done.in);
@@ -270,22 +337,60 @@ GstFlowReturn finish_oldest(GstCfFilter* self, GstBuffer** outbuf) {
     return GST_FLOW_OK;
 }
 
-// Pushes the events at the head of the queue (they follow frames already pushed).
-void push_leading_events(GstCfFilter* self) {
-    StreamState& st = priv_of(self)->state;
-    while (!st.queue.empty() && st.queue.front().event) {
-        GstEvent* event = st.queue.front().event;
-        st.queue.pop_front();
+// Pushes `event` or `buffer` (transfer full) downstream without the lock, as the one pushing.
+GstFlowReturn push_unlocked(GstCfFilter* self, std::unique_lock<std::mutex>& lock, GstEvent* event, GstBuffer* buffer) {
+    FilterPrivate* p = priv_of(self);
+    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(self);
+    p->state.pushing = true;
+    lock.unlock();
+    GstFlowReturn ret = GST_FLOW_OK;
+    if (event) {
         GST_LOG_OBJECT(self, "pushing queued %" GST_PTR_FORMAT, event);
-        gst_pad_push_event(GST_BASE_TRANSFORM_SRC_PAD(self), event);
+        gst_pad_push_event(src, event);
+    } else {
+        ret = gst_pad_push(src, buffer);
     }
+    lock.lock();
+    p->state.pushing = false;
+    p->state.lastPushEnd = monotonic_now();
+    p->pipeChanged.notify_all();
+    return ret;
 }
 
-// The newest frame of the queue is a passthrough one: it must not wait behind frames that are held.
-bool newest_frame_is_passthrough(const StreamState& st) {
-    for (auto it = st.queue.rbegin(); it != st.queue.rend(); ++it)
-        if (!it->event) return it->slot < 0;
-    return false;
+// Keeps what upstream said about the frame on its output: every buffer flag (GAP, DISCONT, DELTA_UNIT, the video
+// flags, …) but the memory tag, and a discontinuity where the parent dropped the frame before (QoS).
+void keep_input_flags(GstBuffer* in, GstBuffer* out, bool discont) {
+    constexpr guint kMiniObjectFlags = GST_MINI_OBJECT_FLAG_LAST - 1;
+    const guint kept = ~guint(kMiniObjectFlags) & ~guint(GST_BUFFER_FLAG_TAG_MEMORY);
+    GST_BUFFER_FLAGS(out) = (GST_BUFFER_FLAGS(out) & ~kept) | (GST_BUFFER_FLAGS(in) & kept);
+    if (discont) GST_BUFFER_FLAG_SET(out, GST_BUFFER_FLAG_DISCONT);
+}
+
+// A GAP buffer leaves as it came, unfiltered (its samples mean nothing), where it can stand for an output frame: it
+// is empty, or the pads have the same format and memory.
+bool passes_gap(const StreamState& st, GstBuffer* inbuf) {
+    if (!GST_BUFFER_FLAG_IS_SET(inbuf, GST_BUFFER_FLAG_GAP)) return false;
+    if (gst_buffer_get_size(inbuf) == 0) return true;
+    return GST_VIDEO_INFO_FORMAT(&st.info) == GST_VIDEO_INFO_FORMAT(&st.outInfo) && st.inCudaMemory == st.outCudaMemory;
+}
+
+// Queues a frame that leaves as it came (passthrough, a GAP): it waits for nothing but the frames before it. With
+// nothing before it, it is pushed at once.
+GstFlowReturn pass_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock, GstBuffer* inbuf) {
+    StreamState& st = priv_of(self)->state;
+    if (st.discontNext) {
+        inbuf = gst_buffer_make_writable(inbuf);
+        GST_BUFFER_FLAG_SET(inbuf, GST_BUFFER_FLAG_DISCONT);
+        st.discontNext = false;
+    }
+    if (st.queue.empty() && !st.pushing && !st.completing) return push_unlocked(self, lock, nullptr, inbuf);
+    FrameInFlight frame;
+    frame.in = frame.out = inbuf;
+    st.queue.push_back(std::move(frame));
+    ++st.framesQueued;
+    ensure_output_task(self);
+    priv_of(self)->pipeChanged.notify_all();
+    return GST_FLOW_OK;
 }
 
 }  // namespace
@@ -318,7 +423,10 @@ gboolean rebuild_work(GstCfFilter* self, bool atNegotiation) {
     config.outPlanes = st.outPlanes;
     config.backend = st.backend;
     config.slots = st.depth;
-    config.current = atNegotiation ? nullptr : st.work;
+    // The CPU executor's workers may be filtering with the work in use: a change builds a new one, which the frames
+    // submitted from now on take, instead of retuning it under their feet.
+    const bool inUseOnWorkers = st.backend == Backend::Cpu && st.depth > 1 && st.work && st.work->slotsConcurrent();
+    config.current = atNegotiation || inUseOnWorkers ? nullptr : st.work;
     st.workGeneration = generation;  // a failure is not retried until the settings change again
     try {
         st.executor->makeCurrent();
@@ -356,88 +464,127 @@ gboolean refresh_work(GstCfFilter* self) {
     return TRUE;
 }
 
-GstFlowReturn submit_frame(GstCfFilter* self, GstBuffer* inbuf) {
+GstFlowReturn submit_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock, GstBuffer* inbuf) {
     GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
-    StreamState& st = priv_of(self)->state;
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
+    // Back-pressure: at most pipeline-depth frames in flight.
+    p->pipeChanged.wait(lock, [&] { return st.framesQueued < std::size_t(st.depth) || st.flushing || p->taskStop; });
+    if (st.flushing || p->taskStop) {
+        gst_buffer_unref(inbuf);
+        return GST_FLOW_FLUSHING;
+    }
+    if (st.pendingFlow != GST_FLOW_OK) {  // the output task failed while this frame waited
+        const GstFlowReturn ret = st.pendingFlow;
+        st.pendingFlow = GST_FLOW_OK;
+        gst_buffer_unref(inbuf);
+        return ret;
+    }
+    if (!st.work || gst_base_transform_is_passthrough(trans) || passes_gap(st, inbuf)) return pass_frame(self, lock, inbuf);
+
     FrameInFlight frame;
     frame.in = inbuf;
-    if (!st.work || gst_base_transform_is_passthrough(trans)) {
-        frame.out = inbuf;
-        st.queue.push_back(std::move(frame));
-        ++st.framesQueued;
-        return GST_FLOW_OK;
-    }
-
+    frame.submittedAt = monotonic_now();
     GstFlowReturn ret = GST_BASE_TRANSFORM_GET_CLASS(trans)->prepare_output_buffer(trans, inbuf, &frame.out);
     if (ret != GST_FLOW_OK || !frame.out) {
         gst_buffer_unref(inbuf);
         return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
     }
+    keep_input_flags(inbuf, frame.out, st.discontNext);
+    st.discontNext = false;
     if (!map_frame(self, st, frame)) {
         release_entry(frame);
         return GST_FLOW_ERROR;
     }
+    // A slot's first frame after configuration may allocate (staging, graphs): it does not count as latency.
+    if (st.nextSlot < guint64(st.depth)) frame.submittedAt = GST_CLOCK_TIME_NONE;
     frame.slot = int(st.nextSlot++ % guint64(st.depth));
     frame.work = st.work;
     frame.fenceOut = st.fenceDownstream && frame.outDevice && !frame.work->readsResultsWhenDone();
     release_pushed_through_slot(st, frame.slot);
     frame.index = st.submitted;
     ++st.submitted;
-    try {
-        st.executor->submit(frame);
-    } catch (const std::exception& e) {
-        st.queue.push_back(std::move(frame));  // fall_back_to_cpu redoes it with the others
-        ++st.framesQueued;
-        return report_failure(self, e);
-    }
-    st.queue.push_back(std::move(frame));
+    st.queue.push_back(std::move(frame));  // in place before submit: the CPU executor's workers keep its address
     ++st.framesQueued;
-    return GST_FLOW_OK;
+    ensure_output_task(self);
+    try {
+        st.executor->submit(st.queue.back());
+        st.queue.back().started = true;
+    } catch (const std::exception& e) {
+        ret = report_failure(self, e);  // fall_back_to_cpu redoes it with the others
+        if (ret != GST_FLOW_OK) {  // the task has not seen it (the lock was held since it was queued); a worker may
+            st.executor->synchronize();
+            release_entry(st.queue.back());
+            st.queue.pop_back();
+            --st.framesQueued;
+        }
+    }
+    p->pipeChanged.notify_all();
+    return ret;
 }
 
-GstFlowReturn next_output(GstCfFilter* self, GstBuffer** outbuf) {
-    StreamState& st = priv_of(self)->state;
-    *outbuf = nullptr;
-    push_leading_events(self);
-    if (st.framesQueued == 0) return GST_FLOW_OK;
-    // Hold depth − 1 frames; a passthrough frame at the end means everything before it leaves now.
-    const bool full = st.framesQueued >= std::size_t(st.depth);
-    const bool fenced = st.queue.front().outFence != nullptr;
-    if (!full && !fenced && !newest_frame_is_passthrough(st)) return GST_FLOW_OK;
-    return finish_oldest(self, outbuf);
+void push_next(GstCfFilter* self, std::unique_lock<std::mutex>& lock) {
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
+    // A frame whose submit failed waits for the fallback to redo it (or to drop it); while flushing nothing leaves
+    // (FLUSH_STOP drops what is queued).
+    p->pipeChanged.wait(lock, [&] {
+        if (p->taskStop) return true;
+        if (st.queue.empty() || st.flushing) return false;
+        const FrameInFlight& head = st.queue.front();
+        return head.event || head.slot < 0 || head.started;
+    });
+    if (p->taskStop) return;
+    if (GstEvent* event = st.queue.front().event) {
+        st.queue.front().event = nullptr;
+        st.queue.pop_front();
+        push_unlocked(self, lock, event, nullptr);
+        return;
+    }
+    GstBuffer* out = nullptr;
+    GstFlowReturn ret = finish_oldest(self, lock, &out);
+    if (ret != GST_FLOW_OK) {  // an element error is posted: nothing queued can leave
+        drop_queue(self, lock);
+        if (st.pendingFlow == GST_FLOW_OK) st.pendingFlow = ret;
+        return;
+    }
+    if (!out) return;  // redone on the CPU after a CUDA failure: completed on the next step
+    ret = push_unlocked(self, lock, nullptr, out);
+    if (ret != GST_FLOW_OK && st.pendingFlow == GST_FLOW_OK && !st.flushing) st.pendingFlow = ret;
+    if (ret != GST_FLOW_OK) GST_DEBUG_OBJECT(self, "push: %s", gst_flow_get_name(ret));
 }
 
 gboolean queue_event(GstCfFilter* self, GstEvent* event) {
-    StreamState& st = priv_of(self)->state;
-    if (st.framesQueued == 0) return FALSE;
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
+    if (st.queue.empty() && !st.pushing && !st.completing) return FALSE;
     GST_LOG_OBJECT(self, "queueing %" GST_PTR_FORMAT " behind %zu frames", event, st.framesQueued);
     FrameInFlight entry;
     entry.event = event;
     st.queue.push_back(std::move(entry));
+    ensure_output_task(self);
+    p->pipeChanged.notify_all();
     return TRUE;
 }
 
-GstFlowReturn drain(GstCfFilter* self) {
-    StreamState& st = priv_of(self)->state;
-    GstFlowReturn result = GST_FLOW_OK;
+GstFlowReturn drain(GstCfFilter* self, std::unique_lock<std::mutex>& lock) {
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
     if (st.framesQueued > 0) GST_DEBUG_OBJECT(self, "draining %zu frames", st.framesQueued);
-    while (!st.queue.empty()) {
-        push_leading_events(self);
-        if (st.queue.empty()) break;
-        GstBuffer* out = nullptr;
-        const GstFlowReturn ret = finish_oldest(self, &out);
-        if (ret != GST_FLOW_OK) {
-            drop_queue(st);
-            return ret;
-        }
-        if (result == GST_FLOW_OK) result = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
-        else gst_buffer_unref(out);
-    }
+    p->pipeChanged.wait(lock, [&] {
+        return (st.queue.empty() && !st.pushing && !st.completing) || st.flushing || p->taskStop;
+    });
+    if (!st.queue.empty() || st.pushing || st.completing) return GST_FLOW_FLUSHING;
     release_finished_pushed(st, true);
-    return result;
+    const GstFlowReturn ret = st.pendingFlow;
+    st.pendingFlow = GST_FLOW_OK;
+    return ret;
 }
 
-void drop_queue(StreamState& st) {
+void drop_queue(GstCfFilter* self, std::unique_lock<std::mutex>&) {
+    FilterPrivate* p = priv_of(self);
+    StreamState& st = p->state;
+    wait_head_free(p);
     if (st.executor) st.executor->synchronize();
     for (FrameInFlight& f : st.queue) release_entry(f);
     st.queue.clear();
@@ -445,6 +592,7 @@ void drop_queue(StreamState& st) {
     st.framesQueued = 0;
     if (st.executor) st.executor->makeCurrentForRelease();
     st.retired.clear();
+    p->pipeChanged.notify_all();
 }
 
 }  // namespace gstcudafilters

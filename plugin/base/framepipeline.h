@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
-// The frame pipeline of a GstCfFilter: frames enter their slot (submit), leave in order once complete, with the
-// serialized events between them kept in place; work objects are built and rebuilt from the settings; CUDA
-// failures fall back to the CPU (backend=auto) or become element errors. Runs on the streaming thread.
+// The frame pipeline of a GstCfFilter: frames enter their slot (submit, on the streaming thread) and leave in order
+// as soon as they are complete (the output task, outputtask.h), with the serialized events between them kept in
+// place; the streaming thread blocks only while pipeline-depth frames are in flight. Work objects are built and
+// rebuilt from the settings; CUDA failures fall back to the CPU (backend=auto) or become element errors. Functions
+// taking a `lock` are called with FilterPrivate::pipeLock held through it (they may wait on it); the others with
+// the lock held, or before the output task starts.
 #include "base/filterstate.h"
 
 #include <cudafilters/error.hpp>
+
+#include <mutex>
 
 namespace gstcudafilters {
 
@@ -24,22 +29,24 @@ gboolean refresh_work(GstCfFilter* self);
 // error naming the call. FALSE: the stream cannot go on.
 gboolean handle_cuda_failure(GstCfFilter* self, const cudafilters::CudaError& error);
 
-// Starts a mapped-or-passthrough frame for `inbuf` (transfer full).
-GstFlowReturn submit_frame(GstCfFilter* self, GstBuffer* inbuf);
+// Starts a mapped-or-passthrough frame for `inbuf` (transfer full) once fewer than pipeline-depth frames are in
+// flight.
+GstFlowReturn submit_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock, GstBuffer* inbuf);
 
-// Pushes the events at the head of the queue, then returns the oldest frame once the pipeline holds enough
-// (transfer full; null when nothing is due).
-GstFlowReturn next_output(GstCfFilter* self, GstBuffer** outbuf);
+// The output task's step: waits for the head of the queue and sends it downstream (an event, or a frame once
+// complete). Returns when the task is asked to stop.
+void push_next(GstCfFilter* self, std::unique_lock<std::mutex>& lock);
 
-// Queues a serialized event behind the frames in flight (takes it) and returns TRUE; FALSE when no frame is in
+// Queues a serialized event behind the frames in flight (takes it) and returns TRUE; FALSE when nothing is in
 // flight (the caller forwards it now).
 gboolean queue_event(GstCfFilter* self, GstEvent* event);
 
-// Pushes everything queued downstream in order. Returns the first failure (an element error is posted for a CUDA
-// failure that cannot fall back).
-GstFlowReturn drain(GstCfFilter* self);
+// Waits until everything queued has been pushed downstream in order. Returns the first failure of those pushes (an
+// element error is posted for a CUDA failure that cannot fall back), FLUSHING when a flush or stop came first.
+GstFlowReturn drain(GstCfFilter* self, std::unique_lock<std::mutex>& lock);
 
-// Drops everything queued (flush, stop), after the GPU has let go of its memory.
-void drop_queue(StreamState& st);
+// Drops everything queued (flush, stop, renegotiation), after the output task let go of the head and the GPU of
+// its memory.
+void drop_queue(GstCfFilter* self, std::unique_lock<std::mutex>& lock);
 
 }  // namespace gstcudafilters

@@ -9,10 +9,13 @@
  * size from 1×1; even widths for packed 4:2:2) — unless a subclass maps formats through its
  * `transform_formats` hook, as cudaconvolve's #GstCudaConvolve:output modes do — and runs a frame pipeline of #GstCfFilter:pipeline-depth
  * slots: with the CUDA backend each slot owns a stream, an event and device images, so that the upload of frame N,
- * the filtering of frame N−1 and the download of frame N−2 run at the same time. Frames leave in order with their
- * timestamps, flags and metas; the LATENCY query reports the (depth − 1) frames held. Serialized events (tags,
- * custom events) keep their place behind the frames they follow without stopping the pipeline; EOS, caps, segment
- * and stream-start drain every slot first; a flush drops what is in flight.
+ * the filtering of frame N−1 and the download of frame N−2 run at the same time; the CPU backend filters the frames
+ * in flight on worker threads. A frame leaves, from a task on the src pad, as soon as its work is done and the frames
+ * before it have left — it never waits for the next frame — in order, with its own timestamps, flags (GAP frames pass
+ * unfiltered) and metas; the LATENCY query reports the processing time measured over the recent frames (at least
+ * 1 ms), and a LATENCY message announces when it grew. Serialized events (tags, custom events) keep their place
+ * behind the frames they follow without stopping the pipeline; EOS, caps, segment and stream-start wait until every
+ * frame has left; a flush drops what is in flight.
  *
  * Frames in CUDA device memory (`memory:CUDAMemory`, GStreamer's CUDA library: NVIDIA's decoders, `cudaupload`,
  * another of these elements) are filtered where they lie, and the output stays on the device when downstream takes
@@ -35,6 +38,7 @@
 #include "memory/gstcudainterop.h"
 #include "base/filterstate.h"
 #include "base/framepipeline.h"
+#include "base/outputtask.h"
 #include "base/planelayout.h"
 
 #include <cudafilters/device.hpp>
@@ -90,6 +94,7 @@ StreamState& stream_state(GstCfFilter* self) {
         std::unique_lock<std::mutex> lock(p->startLock);
         p->startDone.wait(lock, [p] { return !p->starting; });
         if (p->started) {
+            std::lock_guard<std::mutex> pipe(p->pipeLock);  // the output task of the run before may still look
             p->state = std::move(*p->started);
             p->started.reset();
         }
@@ -141,12 +146,14 @@ static GstFlowReturn gst_cf_filter_transform_unused(GstBaseTransform* trans, Gst
 static GstFlowReturn gst_cf_filter_submit_input_buffer(GstBaseTransform* trans, gboolean is_discont,
                                                          GstBuffer* input) {
     auto* self = GST_CF_FILTER(trans);
+    FilterPrivate* p = priv_of(self);
     StreamState& st = stream_state(self);
+    std::unique_lock<std::mutex> lock(p->pipeLock);
     if (G_UNLIKELY(!st.executor)) {  // stopped while the sink pad is still active (see gst_cf_filter_stop)
         gst_buffer_unref(input);
         return GST_FLOW_FLUSHING;
     }
-    if (G_UNLIKELY(st.pendingFlow != GST_FLOW_OK)) {  // a drain before an event failed: say so now
+    if (G_UNLIKELY(st.pendingFlow != GST_FLOW_OK)) {  // a push downstream failed: say so now
         const GstFlowReturn ret = st.pendingFlow;
         st.pendingFlow = GST_FLOW_OK;
         gst_buffer_unref(input);
@@ -157,24 +164,33 @@ static GstFlowReturn gst_cf_filter_submit_input_buffer(GstBaseTransform* trans, 
         return GST_FLOW_ERROR;
     }
 
-    // QoS and renegotiation happen in the parent, which leaves the buffer in queued_buf unless it dropped it.
+    // QoS and renegotiation (set_caps, which takes the lock) happen in the parent, which leaves the buffer in
+    // queued_buf unless it dropped it.
+    lock.unlock();
     GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_cf_filter_parent_class)->submit_input_buffer(trans, is_discont, input);
-    if (ret != GST_FLOW_OK) return ret;
+    lock.lock();
     GstBuffer* inbuf = trans->queued_buf;
     trans->queued_buf = nullptr;
-    if (!inbuf) return GST_FLOW_OK;
+    if (!inbuf) {
+        if (ret == GST_FLOW_OK || ret == GST_BASE_TRANSFORM_FLOW_DROPPED) st.discontNext = true;
+        return ret;
+    }
+    if (ret != GST_FLOW_OK) {
+        gst_buffer_unref(inbuf);
+        return ret;
+    }
     if (G_UNLIKELY(!st.negotiated)) {  // the caps were refused (an error is posted): never filter with stale state
         GST_DEBUG_OBJECT(self, "not negotiated: refusing the buffer");
         gst_buffer_unref(inbuf);
         return GST_FLOW_NOT_NEGOTIATED;
     }
-    return submit_frame(self, inbuf);
+    return submit_frame(self, lock, inbuf);
 }
 
-static GstFlowReturn gst_cf_filter_generate_output(GstBaseTransform* trans, GstBuffer** outbuf) {
-    auto* self = GST_CF_FILTER(trans);
-    stream_state(self);
-    return next_output(self, outbuf);
+// Frames leave from the output task (outputtask.h), never from the chain function.
+static GstFlowReturn gst_cf_filter_generate_output(GstBaseTransform*, GstBuffer** outbuf) {
+    *outbuf = nullptr;
+    return GST_FLOW_OK;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -288,6 +304,9 @@ static gboolean gst_cf_filter_start(GstBaseTransform* trans) {
         p->started.reset();
         p->handOver.store(true, std::memory_order_release);
     }
+    allow_output_task(self);
+    p->latencyMeasured.store(0, std::memory_order_relaxed);
+    p->latencyReported.store(GST_CLOCK_TIME_NONE, std::memory_order_relaxed);
     auto run = std::make_unique<StreamState>();
     gboolean ok = FALSE;
     try {
@@ -313,18 +332,22 @@ static gboolean gst_cf_filter_stop(GstBaseTransform* trans) {
     // The sink pad is inactive here: the stream lock only waits for a buffer or event still on its way out; one that
     // comes after finds no executor and is refused (found by the state-change concurrency test: a segfault in
     // set_caps on a null executor).
+    stop_output_task(self);  // already stopped where the src pad deactivated first
     GST_PAD_STREAM_LOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
     {
         std::lock_guard<std::mutex> lock(p->startLock);
         p->started.reset();
         p->handOver.store(false, std::memory_order_release);
     }
-    StreamState& st = p->state;
-    drop_queue(st);
-    if (st.executor) st.executor->makeCurrentForRelease();
-    st.work.reset();
-    st.executor.reset();
-    st = StreamState();
+    {
+        std::unique_lock<std::mutex> lock(p->pipeLock);
+        StreamState& st = p->state;
+        drop_queue(self, lock);
+        if (st.executor) st.executor->makeCurrentForRelease();
+        st.work.reset();
+        st.executor.reset();
+        st = StreamState();
+    }
     GST_PAD_STREAM_UNLOCK(GST_BASE_TRANSFORM_SINK_PAD(trans));
     set_active_backend(self, "none", 0);
     return TRUE;
@@ -336,6 +359,7 @@ static gboolean gst_cf_filter_stop(GstBaseTransform* trans) {
 static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, GstCaps* outcaps) {
     auto* self = GST_CF_FILTER(trans);
     StreamState& st = stream_state(self);
+    std::unique_lock<std::mutex> lock(priv_of(self)->pipeLock);
     if (!st.executor) return FALSE;  // stopped (see gst_cf_filter_stop)
     GstVideoInfo in, out;
     if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps)) {
@@ -356,10 +380,10 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
     // frames in flight leave first, in the memory and format they were made for (the source pad keeps the old caps
     // until this returns).
     if (st.framesQueued > 0) {
-        const GstFlowReturn ret = drain(self);
+        const GstFlowReturn ret = drain(self, lock);
         if (ret != GST_FLOW_OK) st.pendingFlow = ret;
     }
-    drop_queue(st);
+    drop_queue(self, lock);
     st.inCudaMemory = caps_are_cuda_memory(incaps);
     st.outCudaMemory = caps_are_cuda_memory(outcaps);
     st.info = in;
@@ -403,14 +427,26 @@ static bool needs_drain(GstEvent* event) {
 
 static gboolean gst_cf_filter_sink_event(GstBaseTransform* trans, GstEvent* event) {
     auto* self = GST_CF_FILTER(trans);
+    FilterPrivate* p = priv_of(self);
+    if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_START) {  // from any thread: nothing may wait for the task now
+        {
+            std::lock_guard<std::mutex> lock(p->pipeLock);
+            p->state.flushing = true;
+        }
+        p->pipeChanged.notify_all();
+        return GST_BASE_TRANSFORM_CLASS(gst_cf_filter_parent_class)->sink_event(trans, event);
+    }
     StreamState& st = stream_state(self);
+    std::unique_lock<std::mutex> lock(p->pipeLock);
     switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_FLUSH_STOP:
-        drop_queue(st);
+        // The src pad flushes too (FLUSH_START went downstream): a push under way returns at once.
+        p->pipeChanged.wait(lock, [&] { return !st.pushing && !st.completing; });
+        drop_queue(self, lock);
         st.pendingFlow = GST_FLOW_OK;
+        st.flushing = false;
+        st.discontNext = false;
         if (st.work) st.work->reset();
-        break;
-    case GST_EVENT_FLUSH_START:
         break;
     default:
         if (!GST_EVENT_IS_SERIALIZED(event)) break;
@@ -418,7 +454,7 @@ static gboolean gst_cf_filter_sink_event(GstBaseTransform* trans, GstEvent* even
             if (queue_event(self, event)) return TRUE;
             break;
         }
-        if (const GstFlowReturn ret = drain(self); ret != GST_FLOW_OK) {
+        if (const GstFlowReturn ret = drain(self, lock); ret != GST_FLOW_OK) {
             GST_DEBUG_OBJECT(self, "drain before %s: %s", GST_EVENT_TYPE_NAME(event), gst_flow_get_name(ret));
             if (GST_EVENT_TYPE(event) != GST_EVENT_EOS) {
                 st.pendingFlow = ret;  // the next buffer returns it upstream
@@ -426,11 +462,13 @@ static gboolean gst_cf_filter_sink_event(GstBaseTransform* trans, GstEvent* even
             }
             // At EOS nobody else hears of it: a downstream that refused the last frames is an error, as for a source.
             if (ret == GST_FLOW_NOT_LINKED || ret == GST_FLOW_NOT_NEGOTIATED) GST_ELEMENT_FLOW_ERROR(self, ret);
+            lock.unlock();
             GST_BASE_TRANSFORM_CLASS(gst_cf_filter_parent_class)->sink_event(trans, event);
             return FALSE;
         }
         break;
     }
+    lock.unlock();  // the parent may set caps (configure_for_caps takes the lock)
     return GST_BASE_TRANSFORM_CLASS(gst_cf_filter_parent_class)->sink_event(trans, event);
 }
 
@@ -452,16 +490,14 @@ static gboolean gst_cf_filter_query(GstBaseTransform* trans, GstPadDirection dir
         gboolean live;
         GstClockTime min, max;
         gst_query_parse_latency(query, &live, &min, &max);
+        // What the element adds: the slowest of the recent frames from submit to push (latencywindow.h), at least
+        // the floor; nothing in passthrough.
+        FilterPrivate* p = priv_of(self);
         GstClockTime own = 0;
-        GST_OBJECT_LOCK(self);
-        const Settings& settings = priv_of(self)->settings;
-        const int depth = settings.runningDepth > 0 ? settings.runningDepth : settings.depth;
-        GST_OBJECT_UNLOCK(self);
-        GstCaps* caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans));
-        GstVideoInfo info;
-        if (caps && gst_video_info_from_caps(&info, caps) && info.fps_n > 0 && !gst_base_transform_is_passthrough(trans))
-            own = gst_util_uint64_scale_int(GST_SECOND * guint64(depth - 1), info.fps_d, info.fps_n);
-        if (caps) gst_caps_unref(caps);
+        if (!gst_base_transform_is_passthrough(trans)) {
+            own = std::max(kLatencyFloor, p->latencyMeasured.load(std::memory_order_relaxed));
+            p->latencyReported.store(own, std::memory_order_relaxed);
+        }
         GST_DEBUG_OBJECT(self, "latency: upstream %" GST_TIME_FORMAT ", own %" GST_TIME_FORMAT, GST_TIME_ARGS(min),
                          GST_TIME_ARGS(own));
         min += own;
@@ -676,7 +712,10 @@ static void gst_cf_filter_set_context(GstElement* element, GstContext* context) 
 
 static void gst_cf_filter_finalize(GObject* object) {
     auto* holder = static_cast<GstCfFilterPrivate*>(gst_cf_filter_get_instance_private(GST_CF_FILTER(object)));
-    drop_queue(holder->priv->state);
+    {
+        std::unique_lock<std::mutex> lock(holder->priv->pipeLock);
+        drop_queue(GST_CF_FILTER(object), lock);
+    }
 #ifdef CUDAFILTERS_HAVE_GST_CUDA
     if (holder->priv->sharedContext) gst_object_unref(holder->priv->sharedContext);
 #endif
@@ -689,6 +728,8 @@ static void gst_cf_filter_init(GstCfFilter* self) {
     auto* holder = static_cast<GstCfFilterPrivate*>(gst_cf_filter_get_instance_private(self));
     holder->priv = new FilterPrivate();
     gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
+    gst_base_transform_set_gap_aware(GST_BASE_TRANSFORM(self), TRUE);  // GAP buffers pass as GAP (framepipeline.cpp)
+    install_output_task(self);
 }
 
 // The base class's properties, shared by every element: backend, cuda-device-id, pipeline-depth, active-backend.
@@ -718,15 +759,16 @@ static void gst_cf_filter_install_properties(GObjectClass* gobject_class) {
     /**
      * GstCfFilter:pipeline-depth:
      *
-     * Frames in flight. With depth d, the element holds d − 1 frames (reported in the LATENCY query) so that the
-     * upload, the filtering and the download of successive frames overlap; 1 filters each frame before the next
-     * arrives. A change while playing applies at the next start; until then the LATENCY query reports the running
-     * depth.
+     * Frames in flight: up to d frames are filtered at once (the upload, filtering and download of successive
+     * frames overlap on the GPU; the CPU backend filters them on d worker threads, as many as the cores), and the
+     * streaming thread waits only while d frames are in flight. Each frame still leaves as soon as it is done, so
+     * the depth adds no latency; 1 filters each frame on the streaming thread. A change while playing applies at the
+     * next start.
      */
     g_object_class_install_property(gobject_class, PROP_PIPELINE_DEPTH,
         g_param_spec_int("pipeline-depth", "Pipeline depth",
-                         "Frames in flight, 1 to 4 (1 = synchronous); the element adds (depth - 1) frame durations "
-                         "of latency",
+                         "Frames in flight, 1 to 4: filtered at the same time, each leaving as soon as it is done "
+                         "(the depth adds no latency)",
                          1, MAX_PIPELINE_DEPTH, DEFAULT_PIPELINE_DEPTH,
                          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
     /**

@@ -83,8 +83,8 @@ std::vector<ConvolvePass> makePasses(const ConvolveSettings& s, const WorkConfig
 // True when the pass leaves the samples it writes as they are (channels it leaves to another pass count as kept).
 bool keepsSamples(const ConvolvePass& pass);
 
-// One Convolver per slot and pass: slots run concurrently on their own streams and a Convolver's scratch belongs to
-// one stream at a time. Each is prepared for its view's size (the FFT path's plans, work areas and kernel spectra
+// One Convolver per slot and pass: slots run concurrently (on their own streams, or on the CPU executor's worker
+// threads) and a Convolver's scratch belongs to one frame at a time. Each is prepared for its view's size (the FFT path's plans, work areas and kernel spectra
 // are made here, not on the first frame). Passes run in order: a packed 4:2:2 plane with planes=all is filtered
 // as Y/chroma pairs (Y filtered, chroma copied), then as macropixels (U and V filtered, Y left as the first pass
 // wrote it).
@@ -92,7 +92,7 @@ class ConvolveWork final : public FilterWork {
 public:
     ConvolveWork(std::vector<ConvolvePass> passes, std::vector<PlaneLayout> planes, Backend backend, int slots)
         : passes_(std::move(passes)), planes_(std::move(planes)) {
-        const int sets = backend == Backend::Cuda ? slots : 1;  // the CPU runs one frame at a time
+        const int sets = slots;
         partOfPlane_.assign(planes_.size(), -1);
         for (std::size_t k = 0; k < passes_.size(); ++k) {
             int& part = partOfPlane_[std::size_t(passes_[k].plane)];
@@ -132,6 +132,7 @@ public:
     }
 
     bool writesPlane(int plane) const override { return partOfPlane_[std::size_t(plane)] >= 0; }
+    bool slotsConcurrent() const override { return true; }
     bool capturable() const override {
         for (const auto& set : convolvers_)
             for (const auto& convolver : set)

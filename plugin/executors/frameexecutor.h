@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
-// Runs frames of a GstCfFilter on one backend. A frame is started in its slot (submit) and later completed in
-// frame order (complete). CUDA: submit enqueues upload, filtering and download on the slot's own stream and returns;
-// complete waits on the slot's event. CPU: submit filters at once on host memory; complete has nothing left to do.
+// Runs frames of a GstCfFilter on one backend. A frame is started in its slot (submit, on the streaming thread) and
+// later completed in frame order (complete, on the output task's thread): a slot's complete may run while another
+// slot is submitted. CUDA: submit enqueues upload, filtering and download on the slot's own stream and returns;
+// complete waits on the slot's event. CPU: submit hands the frame to the slot's worker thread where the work allows
+// slots at once (FilterWork::slotsConcurrent), else filters it at once; complete waits for the worker.
 #include "base/filterwork.h"
 #include "memory/framefence.h"
 
@@ -34,8 +36,11 @@ struct FrameInFlight {
                                           // stream-carrying CUDA memory): waited for on the GPU
     bool fenceOut = false;                // the output leaves before its work is done: submit sets outFence
     std::shared_ptr<FrameFence> outFence;
+    bool started = false;           // the executor took it (submit returned): the output task may wait for it
     int slot = -1;                  // -1: passthrough, nothing to wait for
     guint64 index = 0;              // frames submitted before this one since start: the frame's number in logs
+    GstClockTime submittedAt = GST_CLOCK_TIME_NONE;  // monotonic, when the frame entered: its latency is measured
+                                    // from here to its push (not for a slot's first frame after configuration)
     std::shared_ptr<FilterWork> work;
 };
 

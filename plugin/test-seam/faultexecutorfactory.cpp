@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_cf_filter_debug);
@@ -62,6 +63,7 @@ struct FaultSeam {
     bool fatal = false;
     bool fired = false;
     guint64 submitted = 0;  // frames the base has started (the highest frame index submitted, plus one)
+    std::mutex lock;
 
     // Parses "<call>@<frame>[:fatal]"; false when the text is not one.
     static bool parse(const char* text, FaultSeam& seam) {
@@ -77,7 +79,8 @@ struct FaultSeam {
         else if (*end) return false;
         for (const FaultName& f : kFaultNames)
             if (name == f.name) {
-                seam = FaultSeam();
+                seam.fired = false;
+                seam.submitted = 0;
                 seam.call = f.call;
                 seam.frame = frame;
                 seam.fatal = fatal;
@@ -88,6 +91,7 @@ struct FaultSeam {
 
     // Throws InjectedFault when armed for `at` and frame `frameIndex` has reached the armed one.
     void hit(FaultCall at, guint64 frameIndex) {
+        std::lock_guard<std::mutex> guard(lock);  // submit (streaming thread) and complete (output task) both hit
         if (fired || at != call || frameIndex < frame) return;
         fired = true;
         for (const FaultName& f : kFaultNames)
