@@ -393,6 +393,37 @@ GstFlowReturn pass_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock, 
     return GST_FLOW_OK;
 }
 
+
+// The head of the queue may leave: an event, a passthrough frame or a started frame (one whose submit failed waits
+// for the fallback to redo it, or to drop it), and no thread holds the head (completing or pushing it). While
+// flushing nothing leaves: FLUSH_STOP drops what is queued.
+bool head_can_leave(const StreamState& st) {
+    if (st.queue.empty() || st.flushing || st.pushing || st.completing) return false;
+    const FrameInFlight& head = st.queue.front();
+    return head.event || head.slot < 0 || head.started;
+}
+
+// Sends the head of the queue downstream, a frame once its work is complete, from the thread that holds the lock
+// (the output task, or the streaming thread while frames arrive faster than they finish). Returns the push's flow,
+// or the failure of the frame's work (everything queued is then dropped).
+GstFlowReturn push_head(GstCfFilter* self, std::unique_lock<std::mutex>& lock) {
+    StreamState& st = priv_of(self)->state;
+    if (GstEvent* event = st.queue.front().event) {
+        st.queue.front().event = nullptr;
+        st.queue.pop_front();
+        return push_unlocked(self, lock, event, nullptr);
+    }
+    GstBuffer* out = nullptr;
+    GstFlowReturn ret = finish_oldest(self, lock, &out);
+    if (ret != GST_FLOW_OK) {  // an element error is posted: nothing queued can leave
+        drop_queue(self, lock);
+        return ret;
+    }
+    if (!out) return GST_FLOW_OK;  // redone on the CPU after a CUDA failure, or flushing: not sent now
+    ret = push_unlocked(self, lock, nullptr, out);
+    if (ret != GST_FLOW_OK) GST_DEBUG_OBJECT(self, "push: %s", gst_flow_get_name(ret));
+    return ret;
+}
 }  // namespace
 
 void make_executor(StreamState& st) {
@@ -520,38 +551,28 @@ GstFlowReturn submit_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock
         }
     }
     p->pipeChanged.notify_all();
+    // Frames arriving faster than they finish (a non-live upstream): the streaming thread sends the oldest itself,
+    // as a synchronous filter would, and returns with fewer than pipeline-depth frames in flight; the output task
+    // sends only what completes while the streaming thread is away (a live source's frames, as soon as they are
+    // done). Throughput then needs no handoff between the threads per frame.
+    while (ret == GST_FLOW_OK && st.framesQueued >= std::size_t(st.depth)) {
+        p->pipeChanged.wait(lock, [&] {
+            return st.framesQueued < std::size_t(st.depth) || head_can_leave(st) || st.flushing || p->taskStop;
+        });
+        if (st.flushing || p->taskStop) return GST_FLOW_FLUSHING;
+        if (st.framesQueued < std::size_t(st.depth)) break;
+        ret = push_head(self, lock);
+    }
     return ret;
 }
 
 void push_next(GstCfFilter* self, std::unique_lock<std::mutex>& lock) {
     FilterPrivate* p = priv_of(self);
     StreamState& st = p->state;
-    // A frame whose submit failed waits for the fallback to redo it (or to drop it); while flushing nothing leaves
-    // (FLUSH_STOP drops what is queued).
-    p->pipeChanged.wait(lock, [&] {
-        if (p->taskStop) return true;
-        if (st.queue.empty() || st.flushing) return false;
-        const FrameInFlight& head = st.queue.front();
-        return head.event || head.slot < 0 || head.started;
-    });
+    p->pipeChanged.wait(lock, [&] { return p->taskStop || head_can_leave(st); });
     if (p->taskStop) return;
-    if (GstEvent* event = st.queue.front().event) {
-        st.queue.front().event = nullptr;
-        st.queue.pop_front();
-        push_unlocked(self, lock, event, nullptr);
-        return;
-    }
-    GstBuffer* out = nullptr;
-    GstFlowReturn ret = finish_oldest(self, lock, &out);
-    if (ret != GST_FLOW_OK) {  // an element error is posted: nothing queued can leave
-        drop_queue(self, lock);
-        if (st.pendingFlow == GST_FLOW_OK) st.pendingFlow = ret;
-        return;
-    }
-    if (!out) return;  // redone on the CPU after a CUDA failure: completed on the next step
-    ret = push_unlocked(self, lock, nullptr, out);
+    const GstFlowReturn ret = push_head(self, lock);
     if (ret != GST_FLOW_OK && st.pendingFlow == GST_FLOW_OK && !st.flushing) st.pendingFlow = ret;
-    if (ret != GST_FLOW_OK) GST_DEBUG_OBJECT(self, "push: %s", gst_flow_get_name(ret));
 }
 
 gboolean queue_event(GstCfFilter* self, GstEvent* event) {

@@ -2,7 +2,8 @@
 #pragma once
 // The output task of a GstCfFilter: a thread of the element's (as `queue` has its src pad task) that pushes each
 // frame as soon as its work is complete and the entries ahead of it have left (push_next, framepipeline.h), so a
-// frame waits for its own work and never for the next frame. It starts with the first entry queued and stops when
+// frame waits for its own work and never for the next frame. The streaming thread sends frames itself while the
+// pipeline is full (submit_frame), so a non-live stream's frames need no handoff between threads. It starts with the first entry queued and stops when
 // the src pad deactivates. A std::thread rather than a GstTask: GLib's thread pool hands a task over through locks
 // ThreadSanitizer cannot see, and the loop needs neither the pad's stream lock nor the pool.
 #include "base/gstcffilter.h"
