@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The frame pipeline on the GPU host, in one call: the element suite on CUDA (sharded over the host's cores), the
 # frame-flow and live-latency tests alone (their timings), a compute-sanitizer pass over the frame-flow tests, and
-# bench-pipeline through this tree's plugin and an earlier one's, alternately. Logs into $OUT.
+# bench-live-latency and bench-pipeline through this tree's plugin and an earlier one's, alternately. Logs into $OUT.
 #   gpu-carry/payload.tar.xz: plugin/, plugin-old/, plugin-test-seam/ (libgstcudafilters.so each), tests/element-tests,
-#   bench/bench-pipeline (stripped); gpu-carry/bundle.tar.xz: the GStreamer runtime (.gpu-bundle, scripts/gpu/pack.sh).
+#   bench/bench-pipeline, bench/bench-live-latency (stripped); gpu-carry/bundle.tar.xz: the GStreamer runtime
+#   (.gpu-bundle, scripts/gpu/pack.sh). FLOW_STEPS picks steps of "tests timing memcheck live pipeline".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -20,9 +21,9 @@ run_tests() {  # log, registry, gtest args...
     CUDAFILTERS_TEST_BACKEND=cuda .gpu-bundle/run env GST_PLUGIN_PATH="$p/plugin-test-seam" GST_REGISTRY="/tmp/$reg.bin" \
         CUDAFILTERS_TEST_GST_PLUGINS_DIR="$PWD/.gpu-bundle/root/usr/lib/x86_64-linux-gnu/gstreamer-1.0" "$p/tests/element-tests" "$@" >"$out/$log" 2>&1
 }
-steps=${FLOW_STEPS:-"tests timing memcheck pipeline"}
+steps=${FLOW_STEPS:-"tests timing memcheck live pipeline"}
 step() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
-timing='LiveLatency.*:LiveRamp.*:SerializedEvents.ATag*'
+timing='LiveLatency.*:LiveRamp.*:CpuPipelining.*:Elements/FlowCase.*LiveSource*:SerializedEvents.ATag*'
 shards=${SHARDS:-6}
 step tests && for s in $(seq 0 $((shards - 1))); do
     GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s run_tests "element-$s.log" "reg$s" --gtest_filter="-$timing" &
@@ -37,6 +38,12 @@ if step memcheck; then
         --gtest_filter='Elements/FlowCase.*Flags*:Elements/FlowCase.*Pause*:Depths/Depth.Frames*'" >"$out/memcheck.log" 2>&1
     echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
 fi
+step live && for tag in old new; do
+    dir=plugin && [ $tag = old ] && dir=plugin-old
+    timeout 200 .gpu-bundle/run env GST_PLUGIN_PATH="$p/$dir" GST_REGISTRY="/tmp/live-$tag.bin" \
+        "$p/bench/bench-live-latency" ${LIVE_ARGS:---seconds 5} >"$out/live-$tag.log" 2>&1
+    echo "live $tag: rc=$?"
+done
 step pipeline && for r in $(seq 1 "${ROUNDS:-2}"); do
     for tag in old new; do
         dir=plugin && [ $tag = old ] && dir=plugin-old

@@ -21,7 +21,7 @@ mkdir -p "$stage"/{plugin,tests,bench,examples}
 cp "$build"/plugin/libgstcudafilters.so "$stage"/plugin/
 mkdir -p "$stage"/plugin-test-seam && cp "$build"/plugin/test-seam/libgstcudafilters.so "$stage"/plugin-test-seam/
 cp "$build"/tests/element/element-tests "$build"/tests/convolve/convolve-gpu-tests "$build"/tests/histeq/histeq-gpu-tests "$stage"/tests/
-cp "$build"/bench/element/bench-element "$build"/bench/pipeline/bench-pipeline "$stage"/bench/
+cp "$build"/bench/element/bench-element "$build"/bench/pipeline/bench-pipeline "$build"/bench/pipeline/bench-live-latency "$stage"/bench/
 cp "$build"/tests/soak/soak "$stage"/tests/
 cp "$build"/examples/cudafilters-demo "$stage"/examples/
 strip "$stage"/*/*
