@@ -169,7 +169,7 @@ bool contains(const std::vector<GstVideoFormat>& v, GstVideoFormat f) {
 
 struct _GstCudaConvolve {
     GstCfFilter parent;
-    ConvolveSettings* settings;  // under the object lock
+    SettingsStore<ConvolveSettings>* settings;  // under the object lock
 };
 
 G_DEFINE_TYPE(GstCudaConvolve, gst_cuda_convolve, GST_TYPE_CF_FILTER)
@@ -185,7 +185,7 @@ static void gst_cuda_convolve_check_settings(GstCfFilter* filter) {
 }
 
 static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCfFilter* filter, const WorkConfig& config) {
-    const ConvolveSettings s = copy_settings(GST_CUDA_CONVOLVE(filter));
+    const ConvolveSettings s = ConvolveProperties::copyForWork(GST_CUDA_CONVOLVE(filter));
     std::vector<ConvolvePass> passes = makePasses(s, config);
     if (std::all_of(passes.begin(), passes.end(), keepsSamples)) {
         GST_DEBUG_OBJECT(filter, "identity kernel: passthrough");
@@ -454,7 +454,7 @@ static ConvolveBindings gst_cuda_convolve_output_bindings() {
                               "packed RGB in, GRAY8 out = sum of kernel c on colour channel c (kernels R|G|B, or one "
                               "for all)",
                               gst_cuda_convolve_output_get_type(), DEFAULT_OUTPUT, kReadyFlags),
-            nullptr, "it changes the caps and can be set in the NULL or READY state only"),
+            nullptr, "it changes the caps"),
     };
 }
 

@@ -67,7 +67,7 @@ G_DEFINE_ENUM_TYPE(GstCudaHistEqColorMode, gst_cuda_histeq_color_mode,
 
 struct _GstCudaHistEq {
     GstCfFilter parent;
-    HistEqSettings* settings;  // under the object lock
+    SettingsStore<HistEqSettings>* settings;  // under the object lock
 };
 
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_histeq, GST_TYPE_CF_FILTER)
@@ -80,7 +80,7 @@ static void gst_cuda_histeq_init(GstCudaHistEq* self) { HistEqProperties::init(s
 static HistEqSettings copy_settings(GstCudaHistEq* self) { return HistEqProperties::copy(self); }
 
 static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCfFilter* filter, const WorkConfig& config) {
-    const HistEqSettings s = copy_settings(GST_CUDA_HISTEQ(filter));
+    const HistEqSettings s = HistEqProperties::copyForWork(GST_CUDA_HISTEQ(filter));
     // The plane holding luma (YUV, grey) or the packed RGB pixels: the only plane equalized.
     const PlaneLayout& plane = config.planes[0];
     cf::EqualizePlan plan = histeqPlan(s, plane);
