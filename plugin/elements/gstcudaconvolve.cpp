@@ -306,14 +306,23 @@ static GstCaps* gst_cuda_convolve_transform_formats(GstCfFilter* filter, GstPadD
             checkKernelCount(s.output, n);
         } catch (const cf::InvalidArgument& e) {
             *why = e.what();
-            return gst_caps_new_empty();
+            // The fixed caps of a negotiation are refused (the base posts `why`). Any other query (a link made
+            // before the start, as gst-launch makes them) gets the formats of every count allowed: refusing it
+            // would leave only a link failure, while the start then posts the error that names the kernels.
+            if (gst_caps_is_fixed(caps)) return gst_caps_new_empty();
+            GstCaps* all = gst_caps_new_empty();
+            for (std::size_t count : {1, 3, 4}) {
+                std::string unused;
+                all = gst_caps_merge(all, map_caps(caps, FormatMap{true, count, direction}, unused));
+            }
+            return all;
         }
     }
     std::string unmapped;
     GstCaps* result = map_caps(caps, FormatMap{channels, n, direction}, unmapped);
     if (gst_caps_is_empty(result)) {
         if (channels)
-            *why = std::string(kChannelsAllowed) + "; with " + std::to_string(n) + " kernel" + (n == 1 ? "" : "s") +
+            *why = std::string(kChannelsAllowed) + "; with " + kernelCount(n) +
                    (unmapped.empty() ? std::string() : ", not on " + unmapped);
         else
             *why = std::string(kMultiChannelAllowed) + (unmapped.empty() ? std::string() : ", not " + unmapped);
