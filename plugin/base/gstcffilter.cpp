@@ -38,6 +38,7 @@
 #include "memory/gstcudainterop.h"
 #include "base/filterstate.h"
 #include "base/framepipeline.h"
+#include "base/framesize.h"
 #include "base/outputtask.h"
 #include "base/planelayout.h"
 #include "base/settingsproperties.h"
@@ -363,7 +364,19 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
     std::unique_lock<std::mutex> lock(priv_of(self)->pipeLock);
     if (!st.executor) return FALSE;  // stopped (see gst_cf_filter_stop)
     GstVideoInfo in, out;
-    if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps)) {
+    const bool inValid = gst_video_info_from_caps(&in, incaps);
+    const bool outValid = inValid && gst_video_info_from_caps(&out, outcaps);
+    for (const auto& [caps, info] : {std::pair{incaps, inValid ? &in : nullptr}, std::pair{outcaps, outValid ? &out : nullptr}}) {
+        if (const std::string problem = frameSizeProblem(caps, info); !problem.empty()) {
+            // GstBaseTransform tries the same caps again at the next event: one error for them is enough.
+            if (problem != st.sizeProblemPosted)
+                GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s: %s", GST_OBJECT_NAME(self), problem.c_str()),
+                                  ("caps %" GST_PTR_FORMAT, caps));
+            st.sizeProblemPosted = problem;
+            return FALSE;
+        }
+    }
+    if (!inValid || !outValid) {
         GST_ERROR_OBJECT(self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
         return FALSE;
     }

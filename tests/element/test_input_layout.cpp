@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Input buffers that do not hold the negotiated frame: the error says what size and stride the caps need and how to
 // provide the frame (a GstVideoMeta with the real strides, or rows padded to the caps' stride). A tight 397-pixel
-// GRAY8 frame, as numpy hands it to appsrc, is the case users meet.
+// GRAY8 frame, as numpy hands it to appsrc, is the case users meet. Caps whose frames GStreamer cannot lay out at
+// all are refused at negotiation with an element error that gives the sizes.
 #include "element_harness.hpp"
 
 using namespace elementtest;
@@ -139,6 +140,45 @@ TEST_P(InputLayout, MetaForASmallerFrameIsNamed) {
                         "frame is smaller)"),
               std::string::npos)
         << text;
+}
+
+// Frames past GStreamer's layout limit: a STREAM/FORMAT error naming the format, the size, the bytes and the limit,
+// instead of a bare not-negotiated (gst_video_info_from_caps fails) or a negative stride (a row of 2^31 bytes).
+TEST_P(InputLayout, CapsOfFramesTooLargeAreRefusedWithTheSizes) {
+    struct Case {
+        const char* format;
+        int width, height;
+        const char* bytes;
+    };
+    for (const Case& c : {Case{"RGBA", 2147483647, 2147483647, "frames of 18446744056529682436 bytes (rows of up to "
+                                                                 "8589934588 bytes)"},
+                          Case{"GRAY8", 1, 2147483647, "frames of 8589934588 bytes (rows of up to 4 bytes)"},
+                          Case{"RGB", 46341, 46341, "frames of 6442511184 bytes (rows of up to 139024 bytes)"},
+                          Case{"GRAY8", 2147483647, 1, "frames of 2147483648 bytes (rows of up to 2147483648 bytes)"}}) {
+        SCOPED_TRACE(c.format + std::string(" ") + std::to_string(c.width) + "x" + std::to_string(c.height));
+        GstBus* bus = gst_bus_new();
+        const std::vector<std::string> props = std::string(GetParam()) == "cudaconvolve"
+                                                   ? std::vector<std::string>{"preset=box"}
+                                                   : std::vector<std::string>{};
+        GstHarness* h = makeHarness(GetParam(), props, 2, bus);
+        gst_harness_set_src_caps_str(h, capsString(c.format, c.width, c.height).c_str());
+        std::vector<GstMessage*> errors = popMessages(bus, GST_MESSAGE_ERROR);
+        std::string all;
+        for (GstMessage* m : errors) all += messageText(m) + "\n";
+        ASSERT_EQ(errors.size(), 1u) << all;
+        GError* error = nullptr;
+        gst_message_parse_error(errors[0], &error, nullptr);
+        EXPECT_TRUE(g_error_matches(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT)) << error->message;
+        const std::string want = std::string("the caps describe ") + c.format + " " + std::to_string(c.width) + "x" +
+                                 std::to_string(c.height) + " " + c.bytes +
+                                 "; GStreamer's video layout (GstVideoInfo) holds frames of at most 2147483647 "
+                                 "bytes: use a smaller width or height";
+        EXPECT_NE(std::string(error->message).find(want), std::string::npos) << error->message;
+        g_error_free(error);
+        for (GstMessage* m : errors) gst_message_unref(m);
+        gst_harness_teardown(h);
+        gst_object_unref(bus);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Elements, InputLayout, ::testing::Values("cudaconvolve", "cudahisteq"));
