@@ -24,7 +24,7 @@ std::string errorFor(const char* factory, GstBuffer* buffer) {
     const std::string text = errors.empty() ? "" : messageText(errors[0]);
     for (GstMessage* m : errors) gst_message_unref(m);
     gst_harness_teardown(h);
-    gst_object_unref(bus);
+    releaseBus(bus);
     return text;
 }
 
@@ -101,7 +101,7 @@ TEST_P(InputLayout, MetaStrideMinimumIsTheRow) {
     EXPECT_TRUE(popMessages(bus, GST_MESSAGE_ERROR).empty());
     unrefAll(outputs);
     gst_harness_teardown(h);
-    gst_object_unref(bus);
+    releaseBus(bus);
 }
 
 // A meta that differs from the caps in its planes only says so.
@@ -129,7 +129,7 @@ TEST_P(InputLayout, MetaWithOtherPlanesNamesThem) {
         << text;
     for (GstMessage* m : errors) gst_message_unref(m);
     gst_harness_teardown(h);
-    gst_object_unref(bus);
+    releaseBus(bus);
 }
 
 TEST_P(InputLayout, MetaForASmallerFrameIsNamed) {
@@ -177,7 +177,7 @@ TEST_P(InputLayout, CapsOfFramesTooLargeAreRefusedWithTheSizes) {
         g_error_free(error);
         for (GstMessage* m : errors) gst_message_unref(m);
         gst_harness_teardown(h);
-        gst_object_unref(bus);
+        releaseBus(bus);
     }
 }
 

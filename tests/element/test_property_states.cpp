@@ -92,7 +92,7 @@ TEST_P(ReadyOnly, PipelineDepthRefusedWhilePlayingAppliesInReady) {
     gst_caps_unref(c);
     EXPECT_EQ(proposedBuffers(h, caps), 2u) << "the new depth applies from the next start";
     gst_harness_teardown(h);
-    gst_object_unref(bus);
+    releaseBus(bus);
 }
 
 // backend and cuda-device-id while PLAYING: refused and read back as they are; the backend in use stays.
@@ -135,7 +135,7 @@ TEST_P(ReadyOnly, BackendAndDeviceRefusedWhilePlaying) {
     EXPECT_EQ(outputs.size(), 4u);
     unrefAll(outputs);
     gst_harness_teardown(h);
-    gst_object_unref(bus);
+    releaseBus(bus);
 }
 
 // Between READY and PAUSED the element is starting: a change is refused there too, naming PAUSED.
@@ -162,7 +162,7 @@ TEST_P(ReadyOnly, RefusedWhilePausedNamingTheState) {
     EXPECT_EQ(depth, 3) << "taken in NULL";
     EXPECT_TRUE(warningTexts(bus).empty());
     gst_object_unref(e);
-    gst_object_unref(bus);
+    releaseBus(bus);
 }
 
 INSTANTIATE_TEST_SUITE_P(Elements, ReadyOnly, ::testing::Values("cudaconvolve", "cudahisteq"));
@@ -233,7 +233,7 @@ TEST(RefusedWhilePlaying, ReadsBackTheValueInEffectAndTheNextWarningIsItsOwn) {
     gst_buffer_unmap(outputs[3], &c);
     unrefAll(outputs);
     gst_harness_teardown(h);
-    gst_object_unref(bus);
+    releaseBus(bus);
 }
 
 // Only what the refused work changed is put back: a property set after the refused copy keeps its new value.
@@ -265,7 +265,7 @@ TEST(RefusedWhilePlaying, SettingsNotInTheRefusedChangeKeepTheirValues) {
     EXPECT_EQ(outputs.size(), 3u);
     unrefAll(outputs);
     gst_harness_teardown(h);
-    gst_object_unref(bus);
+    releaseBus(bus);
 }
 
 // tiles-x=256 tiles-y=256 on a 3x1 frame: clamped to 3x1 with one warning that names both properties and the grid
@@ -310,7 +310,7 @@ TEST(TilesClamp, LargerThanTheFrameIsSaidOnce) {
         unrefAll(inputs);
         unrefAll(outputs);
         gst_harness_teardown(h);
-        gst_object_unref(bus);
+        releaseBus(bus);
     }
 }
 
