@@ -4,10 +4,14 @@
 
 #include <cmath>
 #include <numeric>
+#include <sstream>
 #include <string>
 
 namespace cudafilters {
 namespace {
+
+// Below this a divisor is taken for a mistake: it would make taps of 1 larger than 1e30.
+constexpr double kMinDivisor = 1e-30;
 
 std::string kernelName(std::size_t index, std::size_t count) {
     return count > 1 ? "kernel " + std::to_string(index + 1) : std::string("kernel");
@@ -220,6 +224,28 @@ void planMultiChannel(ConvolvePlan& plan, const ConvolveDesc& desc, int inputCha
     plan.combine = Combine::Sum;
 }
 
+// After division every tap must still be a float: a divisor near 0 (or taps that nearly cancel, for the automatic
+// one) can push them past 3.4e38. The message names the divisor, since that is what to change.
+void checkDividedTaps(const ConvolvePlan& plan, const ConvolveDesc& desc) {
+    const auto finite = [](const std::vector<float>& taps) {
+        for (float t : taps)
+            if (!std::isfinite(t)) return false;
+        return true;
+    };
+    bool ok = finite(plan.row) && finite(plan.column);
+    for (const Kernel2D& k : plan.kernels) ok = ok && finite(k.taps);
+    if (ok) return;
+    std::ostringstream s;
+    s.precision(6);
+    if (desc.divisor != 0)
+        s << "divisor " << desc.divisor << " makes taps larger than a float holds (3.4e38); use a divisor of larger "
+          << "magnitude, or 0 (automatic)";
+    else
+        s << "the automatic divisor (the sum of the taps) is so close to 0 that the divided taps are larger than a "
+          << "float holds (3.4e38); set divisor";
+    throw InvalidArgument(s.str());
+}
+
 }  // namespace
 
 bool ConvolvePlan::isIdentity() const {
@@ -254,7 +280,13 @@ ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int i
         validateSeparable(desc);
     else
         validateBank(desc);
-    if (desc.divisor != 0 && std::fabs(desc.divisor) < 1e-30) throw InvalidArgument("divisor is too close to 0");
+    if (desc.divisor != 0 && std::fabs(desc.divisor) < kMinDivisor) {
+        std::ostringstream s;
+        s.precision(6);
+        s << "divisor " << desc.divisor << " is too close to 0: use 0 (automatic) or a magnitude of at least "
+          << kMinDivisor;
+        throw InvalidArgument(s.str());
+    }
 
     switch (desc.mode) {
     case ConvolveMode::Filter:
@@ -264,6 +296,7 @@ ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int i
         planMultiChannel(plan, desc, inputChannels);
         break;
     }
+    checkDividedTaps(plan, desc);
     if (plan.kernels.size() == 1 && plan.combine != Combine::Channels) plan.combine = Combine::Sum;
     plan.kernelWidth = plan.kernels[0].width;
     plan.kernelHeight = plan.kernels[0].height;

@@ -90,6 +90,12 @@ std::vector<float> gaussianTaps(int k, double sigma) {
     if (k <= 9 && sigma <= 0) return smallTables[k / 2];
     const double s = sigma > 0 ? sigma : ((k - 1) * 0.5 - 1) * 0.3 + 0.8;
     const double scale2 = -0.5 / (s * s);
+    // A sigma whose square underflows (1e-300) is the limit of ever narrower Gaussians: the centre tap alone.
+    if (!std::isfinite(scale2)) {
+        std::vector<float> centre(std::size_t(k), 0.f);
+        centre[std::size_t(k / 2)] = 1.f;
+        return centre;
+    }
     std::vector<double> values(k);
     double sum = 0;
     for (int i = 0; i < k; ++i) {

@@ -13,6 +13,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -58,6 +59,7 @@ struct StreamState {
 
     GstVideoInfo info{};
     bool haveInfo = false;
+    std::string sizeProblemPosted;  // the last caps refused for their frame size, posted as an error once
     bool negotiated = false;  // the last set_caps succeeded: GstBaseTransform's own check is in the generate_output
                               // we replace, so without this frames would run on a half-configured executor
     std::vector<PlaneLayout> planes;

@@ -467,14 +467,19 @@ gboolean rebuild_work(GstCfFilter* self, bool atNegotiation) {
         if (!work && st.inCudaMemory != st.outCudaMemory) work = std::make_shared<CopyWork>();
         adopt_work(st, std::move(work));
         st.haveWork = true;
+        if (klass->settings_applied) klass->settings_applied(self);
     } catch (const InvalidArgument& e) {
         if (atNegotiation || !st.haveWork) {
             GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid settings for %s: %s", GST_OBJECT_NAME(self), e.what()),
                               (nullptr));
             return FALSE;
         }
+        // The properties read back the values in effect again, and the warning names the values refused.
+        const std::string refused = klass->settings_refused ? klass->settings_refused(self) : std::string();
+        const std::string which = refused.empty() ? std::string() : " (" + refused + ")";
         GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS,
-                            ("Invalid settings for %s, keeping the previous ones: %s", GST_OBJECT_NAME(self), e.what()),
+                            ("Invalid settings for %s%s, keeping the previous ones: %s", GST_OBJECT_NAME(self),
+                             which.c_str(), e.what()),
                             (nullptr));
         return TRUE;
     } catch (const CudaError& e) {

@@ -38,8 +38,10 @@
 #include "memory/gstcudainterop.h"
 #include "base/filterstate.h"
 #include "base/framepipeline.h"
+#include "base/framesize.h"
 #include "base/outputtask.h"
 #include "base/planelayout.h"
+#include "base/settingsproperties.h"
 
 #include <cudafilters/device.hpp>
 #include <cudafilters/error.hpp>
@@ -362,7 +364,19 @@ static gboolean configure_for_caps(GstBaseTransform* trans, GstCaps* incaps, Gst
     std::unique_lock<std::mutex> lock(priv_of(self)->pipeLock);
     if (!st.executor) return FALSE;  // stopped (see gst_cf_filter_stop)
     GstVideoInfo in, out;
-    if (!gst_video_info_from_caps(&in, incaps) || !gst_video_info_from_caps(&out, outcaps)) {
+    const bool inValid = gst_video_info_from_caps(&in, incaps);
+    const bool outValid = inValid && gst_video_info_from_caps(&out, outcaps);
+    for (const auto& [caps, info] : {std::pair{incaps, inValid ? &in : nullptr}, std::pair{outcaps, outValid ? &out : nullptr}}) {
+        if (const std::string problem = frameSizeProblem(caps, info); !problem.empty()) {
+            // GstBaseTransform tries the same caps again at the next event: one error for them is enough.
+            if (problem != st.sizeProblemPosted)
+                GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("%s: %s", GST_OBJECT_NAME(self), problem.c_str()),
+                                  ("caps %" GST_PTR_FORMAT, caps));
+            st.sizeProblemPosted = problem;
+            return FALSE;
+        }
+    }
+    if (!inValid || !outValid) {
         GST_ERROR_OBJECT(self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
         return FALSE;
     }
@@ -647,10 +661,21 @@ static void gst_cf_filter_before_transform(GstBaseTransform* trans, GstBuffer* b
 // ---------------------------------------------------------------------------------------------------------------
 // GObject
 
+// The base's properties all apply at start (GST_PARAM_MUTABLE_READY): while PAUSED or PLAYING a change is refused
+// with an element warning and the value in effect stays, so a read never returns a value the run does not use.
 static void gst_cf_filter_set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec) {
     auto* self = GST_CF_FILTER(object);
     Settings& s = priv_of(self)->settings;
     GST_OBJECT_LOCK(self);
+    if (const GstState state = runningState(GST_ELEMENT(self)); state != GST_STATE_VOID_PENDING) {
+        GST_OBJECT_UNLOCK(self);
+        GValue kept = G_VALUE_INIT;
+        g_value_init(&kept, pspec->value_type);
+        g_object_get_property(object, pspec->name, &kept);
+        refuseWhileRunning(GST_ELEMENT(self), pspec, value, &kept, state, nullptr);
+        g_value_unset(&kept);
+        return;
+    }
     switch (prop_id) {
     case PROP_BACKEND:
         s.backend = GstCfFilterBackend(g_value_get_enum(value));
@@ -762,8 +787,9 @@ static void gst_cf_filter_install_properties(GObjectClass* gobject_class) {
      * Frames in flight: up to d frames are filtered at once (the upload, filtering and download of successive
      * frames overlap on the GPU; the CPU backend filters them on d worker threads, as many as the cores), and the
      * streaming thread waits only while d frames are in flight. Each frame still leaves as soon as it is done, so
-     * the depth adds no latency; 1 filters each frame on the streaming thread. A change while playing applies at the
-     * next start.
+     * the depth adds no latency; 1 filters each frame on the streaming thread. Only in the NULL and READY states
+     * (a change while PAUSED or PLAYING is refused with a warning), as #GstCfFilter:backend and
+     * #GstCfFilter:cuda-device-id.
      */
     g_object_class_install_property(gobject_class, PROP_PIPELINE_DEPTH,
         g_param_spec_int("pipeline-depth", "Pipeline depth",

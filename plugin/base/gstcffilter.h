@@ -47,7 +47,13 @@ struct _GstCfFilterClass {
     // are the fixed input caps being negotiated. Called with the object lock not held, from any thread.
     GstCaps* (*transform_formats)(GstCfFilter* filter, GstPadDirection direction, GstCaps* caps, std::string* why);
 
-    gpointer padding[GST_PADDING - 1];
+    // Set by SettingsProperties::install (settingsproperties.h). After make_work: its settings are in use
+    // (settings_applied), or were refused while the previous work stays (settings_refused: the properties it
+    // changed are put back to the values in effect; returns them as "name=value" for the warning).
+    void (*settings_applied)(GstCfFilter* filter);
+    std::string (*settings_refused)(GstCfFilter* filter);
+
+    gpointer padding[GST_PADDING - 3];
 };
 
 // Called by subclasses after a setting changed: the next frame uses a work object rebuilt from the new settings.

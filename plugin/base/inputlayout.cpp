@@ -2,6 +2,7 @@
 #include "base/inputlayout.h"
 
 #include <sstream>
+#include <vector>
 
 namespace gstcudafilters {
 namespace {
@@ -25,13 +26,15 @@ gsize bytesNeeded(const GstVideoInfo& info, const gsize* offsets, const gint* st
     return needed;
 }
 
-bool stridesHoldRows(const GstVideoInfo& info, const gint* strides) {
+// The planes whose stride in `strides` is shorter than a row of the plane (negative strides are not taken).
+std::vector<guint> shortStrides(const GstVideoInfo& info, const gint* strides) {
+    std::vector<guint> planes;
     for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
         gsize rows = 0, rowBytes = 0;
         planeSize(info, p, rows, rowBytes);
-        if (strides[p] < 0 || gsize(strides[p]) < rowBytes) return false;
+        if (strides[p] < 0 || gsize(strides[p]) < rowBytes) planes.push_back(p);
     }
-    return true;
+    return planes;
 }
 
 std::string frameName(GstVideoFormat format, guint width, guint height) {
@@ -57,21 +60,44 @@ std::string inputLayoutProblem(const GstVideoInfo& info, GstBuffer* buffer) {
         const std::string caps =
             frameName(GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
         std::ostringstream s;
-        s << "The input buffer (" << size << " bytes) does not hold a " << caps << " frame: ";
+        s << "The input buffer (" << size << " bytes) does not hold a whole " << caps << " frame: ";
         detail(s, caps);
         return s.str();
     };
     if (const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer)) {
-        if (meta->format != GST_VIDEO_INFO_FORMAT(&info) || meta->width < guint(GST_VIDEO_INFO_WIDTH(&info)) ||
-            meta->height < guint(GST_VIDEO_INFO_HEIGHT(&info)) || meta->n_planes != planes)
+        const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+        const bool otherFormat = meta->format != format;
+        const bool smaller = meta->width < guint(GST_VIDEO_INFO_WIDTH(&info)) ||
+                             meta->height < guint(GST_VIDEO_INFO_HEIGHT(&info));
+        if (otherFormat || smaller || meta->n_planes != planes)
             return problem([&](std::ostream& s, const std::string& caps) {
-                s << "its GstVideoMeta describes " << frameName(meta->format, meta->width, meta->height)
-                  << ", the caps " << caps << "; the meta must describe the negotiated frame";
+                s << "its GstVideoMeta describes " << frameName(meta->format, meta->width, meta->height) << " in "
+                  << meta->n_planes << (meta->n_planes == 1 ? " plane" : " planes") << ", the caps " << caps << " in "
+                  << planes << (planes == 1 ? " plane" : " planes") << " (";
+                const char* separator = "";
+                if (otherFormat) {
+                    s << "the format differs";
+                    separator = "; ";
+                }
+                if (smaller) {
+                    s << separator << "the meta's frame is smaller";
+                    separator = "; ";
+                }
+                if (meta->n_planes != planes) s << separator << "the number of planes differs";
+                s << "); the meta must describe the negotiated frame: add it with the caps' format, size and "
+                  << planes << (planes == 1 ? " plane" : " planes");
             });
-        if (!stridesHoldRows(info, meta->stride))
+        if (const std::vector<guint> tooShort = shortStrides(info, meta->stride); !tooShort.empty())
             return problem([&](std::ostream& s, const std::string&) {
-                s << "its GstVideoMeta's strides (" << strideList(meta->stride, planes) << ") are shorter than the "
-                  << "rows of the caps (" << strideList(info.stride, planes) << " bytes with GStreamer's padding)";
+                for (std::size_t i = 0; i < tooShort.size(); ++i) {
+                    const guint p = tooShort[i];
+                    gsize rows = 0, rowBytes = 0;
+                    planeSize(info, p, rows, rowBytes);
+                    s << (i ? "; " : "") << "its GstVideoMeta's stride for plane " << p << " (" << meta->stride[p]
+                      << " bytes) is shorter than a row of the plane (" << rowBytes << " bytes)";
+                }
+                s << ". Give each plane a stride of at least its row's bytes (GStreamer's default layout pads them to "
+                  << strideList(info.stride, planes) << ")";
             });
         if (size < bytesNeeded(info, meta->offset, meta->stride))
             return problem([&](std::ostream& s, const std::string&) {

@@ -2,9 +2,11 @@
 #pragma once
 // The property plumbing of the elements: a table that binds each GParamSpec to a member of the element's settings
 // struct. Setting a property checks the value on its own (a refused value leaves a warning naming the property and
-// keeps the old one), refuses a GST_PARAM_MUTABLE_READY property while the element runs, stores the value under the
-// object lock and tells the base that the settings changed; getting reads under the object lock. The settings are
-// created in instance init and deleted in finalize.
+// keeps the old one), refuses a GST_PARAM_MUTABLE_READY property while the element runs (an element warning naming
+// the property and the state), stores the value under the object lock and tells the base that the settings changed;
+// getting reads under the object lock. A combination the streaming thread refuses while playing is put back to the
+// values in effect (settingsRefused), so a read never returns a refused value. The settings are created in instance
+// init and deleted in finalize.
 #include "base/gstcffilter.h"
 
 #include <string>
@@ -70,6 +72,28 @@ void rejectPropertyValue(GObject* object, const char* property, const char* why,
 // True while the element is above READY or going there. Call with the object lock held.
 bool elementRunning(GstElement* element);
 
+// The state a running element is in or going to (PAUSED or PLAYING). Call with the object lock held.
+GstState runningState(GstElement* element);
+
+// A value as a user writes it: enums by nick, strings quoted, numbers as gst-launch parses them.
+std::string valueText(const GValue* value);
+
+// Refuses a GST_PARAM_MUTABLE_READY property set while the element is in `state` (PAUSED or PLAYING): an element
+// warning names the property, the value refused, the state and the value kept in effect. Call without the object
+// lock (posting takes it).
+void refuseWhileRunning(GstElement* element, GParamSpec* pspec, const GValue* refused, const GValue* kept,
+                        GstState state, const char* why);
+
+// The settings of an element: those the properties read and write, the copy the last work was built from and the
+// copy the work in use was built from.
+template <class S>
+struct SettingsStore {
+    S current;
+    S tried;
+    S inEffect;
+    bool haveEffect = false;
+};
+
 // An enum type whose values are known at run time only (built from an engine table); registered once per name.
 GType registerRuntimeEnum(const char* name, const std::vector<GEnumValue>& values);
 
@@ -78,28 +102,42 @@ GType registerRuntimeEnum(const char* name, const std::vector<GEnumValue>& value
 template <auto SettingsField>
 class SettingsProperties {
     using Instance = typename MemberOf<decltype(SettingsField)>::Owner;
-    using Settings = std::remove_pointer_t<typename MemberOf<decltype(SettingsField)>::Type>;
+    using Store = std::remove_pointer_t<typename MemberOf<decltype(SettingsField)>::Type>;
+    using Settings = decltype(Store::current);
     using Binding = PropertyBinding<Settings>;
 
 public:
-    // In class_init: installs the properties and the set_property, get_property and finalize handlers.
+    // In class_init: installs the properties, the set_property, get_property and finalize handlers, and the base's
+    // hooks that learn whether the settings of the last work were applied or refused.
     static void install(GObjectClass* klass, std::vector<Binding> bindings) {
         table() = std::move(bindings);
         parentFinalize() = G_OBJECT_CLASS(g_type_class_peek_parent(klass))->finalize;
         klass->set_property = &setProperty;
         klass->get_property = &getProperty;
         klass->finalize = &finalize;
+        GST_CF_FILTER_CLASS(klass)->settings_applied = &applied;
+        GST_CF_FILTER_CLASS(klass)->settings_refused = &refused;
         for (std::size_t i = 0; i < table().size(); ++i)
             g_object_class_install_property(klass, guint(i + 1), table()[i].spec);
     }
 
     // In instance init.
-    static void init(Instance* self) { self->*SettingsField = new Settings(); }
+    static void init(Instance* self) { self->*SettingsField = new Store(); }
 
-    // The settings as they are now (for the streaming thread).
+    // The settings as they are now (checks and caps, from any thread).
     static Settings copy(Instance* self) {
         GST_OBJECT_LOCK(self);
-        Settings s = *(self->*SettingsField);
+        Settings s = (self->*SettingsField)->current;
+        GST_OBJECT_UNLOCK(self);
+        return s;
+    }
+
+    // The settings a work is built from (make_work): remembered, so that a refusal can put back what it changed.
+    static Settings copyForWork(Instance* self) {
+        GST_OBJECT_LOCK(self);
+        Store& store = *(self->*SettingsField);
+        store.tried = store.current;
+        Settings s = store.current;
         GST_OBJECT_UNLOCK(self);
         return s;
     }
@@ -130,12 +168,20 @@ private:
             }
         }
         auto* self = reinterpret_cast<Instance*>(object);
+        GValue kept = G_VALUE_INIT;
         GST_OBJECT_LOCK(self);
-        const bool refused = (pspec->flags & GST_PARAM_MUTABLE_READY) && elementRunning(GST_ELEMENT(object));
-        if (!refused) b->store(*(self->*SettingsField), value);
+        const GstState state =
+            (pspec->flags & GST_PARAM_MUTABLE_READY) ? runningState(GST_ELEMENT(object)) : GST_STATE_VOID_PENDING;
+        if (state == GST_STATE_VOID_PENDING) {
+            b->store((self->*SettingsField)->current, value);
+        } else {
+            g_value_init(&kept, pspec->value_type);
+            b->load((self->*SettingsField)->current, &kept);
+        }
         GST_OBJECT_UNLOCK(self);
-        if (refused) {
-            rejectPropertyValue(object, pspec->name, "the element is running", b->allowed);
+        if (state != GST_STATE_VOID_PENDING) {
+            refuseWhileRunning(GST_ELEMENT(object), pspec, value, &kept, state, b->allowed);
+            g_value_unset(&kept);
             return;
         }
         gst_cf_filter_settings_changed(GST_CF_FILTER(object));
@@ -149,8 +195,48 @@ private:
         }
         auto* self = reinterpret_cast<Instance*>(object);
         GST_OBJECT_LOCK(self);
-        b->load(*(self->*SettingsField), value);
+        b->load((self->*SettingsField)->current, value);
         GST_OBJECT_UNLOCK(self);
+    }
+
+    // The work built from the last copyForWork is in use.
+    static void applied(GstCfFilter* filter) {
+        auto* self = reinterpret_cast<Instance*>(filter);
+        GST_OBJECT_LOCK(self);
+        Store& store = *(self->*SettingsField);
+        store.inEffect = store.tried;
+        store.haveEffect = true;
+        GST_OBJECT_UNLOCK(self);
+    }
+
+    // The work built from the last copyForWork was refused and the previous one stays: each property that copy
+    // changed, and that no setter changed since, is put back to the value in effect (and notified). Returns the
+    // refused values as "name=value", for the warning.
+    static std::string refused(GstCfFilter* filter) {
+        auto* self = reinterpret_cast<Instance*>(filter);
+        std::string described;
+        std::vector<GParamSpec*> reverted;
+        GValue tried = G_VALUE_INIT, inEffect = G_VALUE_INIT, current = G_VALUE_INIT;
+        GST_OBJECT_LOCK(self);
+        Store& store = *(self->*SettingsField);
+        for (const Binding& b : table()) {
+            if (!store.haveEffect) break;
+            for (GValue* v : {&tried, &inEffect, &current}) g_value_init(v, b.spec->value_type);
+            b.load(store.tried, &tried);
+            b.load(store.inEffect, &inEffect);
+            b.load(store.current, &current);
+            if (gst_value_compare(&tried, &inEffect) != GST_VALUE_EQUAL) {
+                described += (described.empty() ? "" : ", ") + std::string(b.spec->name) + "=" + valueText(&tried);
+                if (gst_value_compare(&current, &tried) == GST_VALUE_EQUAL) {
+                    b.store(store.current, &inEffect);
+                    reverted.push_back(b.spec);
+                }
+            }
+            for (GValue* v : {&tried, &inEffect, &current}) g_value_unset(v);
+        }
+        GST_OBJECT_UNLOCK(self);
+        for (GParamSpec* spec : reverted) g_object_notify_by_pspec(G_OBJECT(self), spec);
+        return described;
     }
 
     static void finalize(GObject* object) {

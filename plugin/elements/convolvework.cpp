@@ -46,13 +46,16 @@ const char* const kMultiChannelAllowed =
     "output=multi-channel takes a packed RGB input (RGB, BGR, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR) and "
     "writes GRAY8, with 1 kernel (used for R, G and B) or 3 kernels in R|G|B order";
 
+std::string kernelCount(std::size_t n) { return std::to_string(n) + (n == 1 ? " kernel" : " kernels"); }
+
 void checkKernelCount(GstCudaConvolveOutput output, std::size_t n) {
     if (output == GST_CUDA_CONVOLVE_OUTPUT_CHANNELS && n != 1 && n != 3 && n != 4)
-        throw cf::InvalidArgument(std::string(kChannelsAllowed) + "; the kernel settings give " + std::to_string(n) +
-                                  " kernel" + (n == 1 ? "" : "s"));
+        throw cf::InvalidArgument(std::string(kChannelsAllowed) + "; the kernel settings give " + kernelCount(n) +
+                                  ": give 1, 3 or 4 kernels (separated by '|' in the kernel text), or set "
+                                  "output=same");
     if (output == GST_CUDA_CONVOLVE_OUTPUT_MULTI_CHANNEL && n != 1 && n != 3)
-        throw cf::InvalidArgument(std::string(kMultiChannelAllowed) + "; the kernel settings give " +
-                                  std::to_string(n) + " kernels");
+        throw cf::InvalidArgument(std::string(kMultiChannelAllowed) + "; the kernel settings give " + kernelCount(n) +
+                                  ": give 1 or 3 kernels (separated by '|' in the kernel text), or set output=same");
 }
 
 namespace {
@@ -74,10 +77,11 @@ cf::ConvolvePlan channelsPlan(cf::ConvolveDesc desc, const PlaneLayout& in, cons
     const std::vector<cf::Kernel2D> user = userKernels(desc);
     checkKernelCount(GST_CUDA_CONVOLVE_OUTPUT_CHANNELS, user.size());
     if (in.channels != 1 || std::size_t(out.channels) != user.size())
-        throw cf::InvalidArgument("output=channels: the kernel settings give " + std::to_string(user.size()) +
-                                  " kernels but the negotiated output has " + std::to_string(out.channels) +
-                                  " channels; a different number of kernels applies from the next negotiation "
-                                  "(restart the element)");
+        throw cf::InvalidArgument("output=channels: the kernel settings give " + kernelCount(user.size()) +
+                                  " but the negotiated output has " + std::to_string(out.channels) +
+                                  (out.channels == 1 ? " channel" : " channels") +
+                                  "; a different number of kernels applies from the next negotiation (restart the "
+                                  "element)");
     const std::vector<int> comp = componentOfChannel(out);
     desc.kernels.clear();
     for (int ch = 0; ch < out.channels; ++ch) desc.kernels.push_back(user[std::size_t(comp[std::size_t(ch)])]);

@@ -63,6 +63,8 @@ std::vector<cf::Kernel2D> userKernels(const cf::ConvolveDesc& desc);
 // What output=channels and output=multi-channel take, in words (errors name them).
 extern const char* const kChannelsAllowed;
 extern const char* const kMultiChannelAllowed;
+// "1 kernel", "3 kernels".
+std::string kernelCount(std::size_t n);
 // Throws cf::InvalidArgument when the number of kernels does not suit the output mode.
 void checkKernelCount(GstCudaConvolveOutput output, std::size_t n);
 // Throws cf::InvalidArgument when the settings give no plan for their output mode, whatever the format.

@@ -169,7 +169,7 @@ bool contains(const std::vector<GstVideoFormat>& v, GstVideoFormat f) {
 
 struct _GstCudaConvolve {
     GstCfFilter parent;
-    ConvolveSettings* settings;  // under the object lock
+    SettingsStore<ConvolveSettings>* settings;  // under the object lock
 };
 
 G_DEFINE_TYPE(GstCudaConvolve, gst_cuda_convolve, GST_TYPE_CF_FILTER)
@@ -185,7 +185,7 @@ static void gst_cuda_convolve_check_settings(GstCfFilter* filter) {
 }
 
 static std::shared_ptr<FilterWork> gst_cuda_convolve_make_work(GstCfFilter* filter, const WorkConfig& config) {
-    const ConvolveSettings s = copy_settings(GST_CUDA_CONVOLVE(filter));
+    const ConvolveSettings s = ConvolveProperties::copyForWork(GST_CUDA_CONVOLVE(filter));
     std::vector<ConvolvePass> passes = makePasses(s, config);
     if (std::all_of(passes.begin(), passes.end(), keepsSamples)) {
         GST_DEBUG_OBJECT(filter, "identity kernel: passthrough");
@@ -306,14 +306,23 @@ static GstCaps* gst_cuda_convolve_transform_formats(GstCfFilter* filter, GstPadD
             checkKernelCount(s.output, n);
         } catch (const cf::InvalidArgument& e) {
             *why = e.what();
-            return gst_caps_new_empty();
+            // The fixed caps of a negotiation are refused (the base posts `why`). Any other query (a link made
+            // before the start, as gst-launch makes them) gets the formats of every count allowed: refusing it
+            // would leave only a link failure, while the start then posts the error that names the kernels.
+            if (gst_caps_is_fixed(caps)) return gst_caps_new_empty();
+            GstCaps* all = gst_caps_new_empty();
+            for (std::size_t count : {1, 3, 4}) {
+                std::string unused;
+                all = gst_caps_merge(all, map_caps(caps, FormatMap{true, count, direction}, unused));
+            }
+            return all;
         }
     }
     std::string unmapped;
     GstCaps* result = map_caps(caps, FormatMap{channels, n, direction}, unmapped);
     if (gst_caps_is_empty(result)) {
         if (channels)
-            *why = std::string(kChannelsAllowed) + "; with " + std::to_string(n) + " kernel" + (n == 1 ? "" : "s") +
+            *why = std::string(kChannelsAllowed) + "; with " + kernelCount(n) +
                    (unmapped.empty() ? std::string() : ", not on " + unmapped);
         else
             *why = std::string(kMultiChannelAllowed) + (unmapped.empty() ? std::string() : ", not " + unmapped);
@@ -454,7 +463,7 @@ static ConvolveBindings gst_cuda_convolve_output_bindings() {
                               "packed RGB in, GRAY8 out = sum of kernel c on colour channel c (kernels R|G|B, or one "
                               "for all)",
                               gst_cuda_convolve_output_get_type(), DEFAULT_OUTPUT, kReadyFlags),
-            nullptr, "it changes the caps and can be set in the NULL or READY state only"),
+            nullptr, "it changes the caps"),
     };
 }
 

@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_histeq_debug);
@@ -67,7 +68,10 @@ G_DEFINE_ENUM_TYPE(GstCudaHistEqColorMode, gst_cuda_histeq_color_mode,
 
 struct _GstCudaHistEq {
     GstCfFilter parent;
-    HistEqSettings* settings;  // under the object lock
+    SettingsStore<HistEqSettings>* settings;  // under the object lock
+    // The CLAHE grid last clamped to the frame with a warning: requested tiles-x, tiles-y and the plane's width and
+    // height (streaming thread only), so that each clamp is said once, not at every rebuild.
+    int clampWarned[4];
 };
 
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_histeq, GST_TYPE_CF_FILTER)
@@ -79,11 +83,35 @@ static void gst_cuda_histeq_init(GstCudaHistEq* self) { HistEqProperties::init(s
 
 static HistEqSettings copy_settings(GstCudaHistEq* self) { return HistEqProperties::copy(self); }
 
+// CLAHE has at most one tile per pixel in each direction: a larger grid is clamped to the frame, which the user is
+// told once per grid and frame size (the tiles then cover one pixel each in that direction).
+static void warn_if_tiles_clamped(GstCudaHistEq* self, const HistEqSettings& s, const cf::EqualizePlan& plan,
+                                  const PlaneLayout& plane) {
+    if (plan.mode != cf::EqualizeMode::Clahe || (plan.tilesX == s.tilesX && plan.tilesY == s.tilesY)) return;
+    const int width = plane.packed422() ? plane.pairsWidth : plane.width;
+    const int key[4] = {s.tilesX, s.tilesY, width, plane.height};
+    if (std::equal(key, key + 4, self->clampWarned)) return;
+    std::copy(key, key + 4, self->clampWarned);
+    std::string over;
+    if (plan.tilesX != s.tilesX)
+        over = "tiles-x=" + std::to_string(s.tilesX) + " is more than the frame's " + std::to_string(width) +
+               (width == 1 ? " column" : " columns");
+    if (plan.tilesY != s.tilesY)
+        over += (over.empty() ? "" : " and ") + std::string("tiles-y=") + std::to_string(s.tilesY) +
+                " is more than its " + std::to_string(plane.height) + (plane.height == 1 ? " row" : " rows");
+    GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS,
+                        ("%s: %s of pixels: CLAHE uses a %dx%d grid (at most one tile per pixel); set tiles-x and "
+                         "tiles-y to at most the frame's width and height to choose the grid",
+                         GST_OBJECT_NAME(self), over.c_str(), plan.tilesX, plan.tilesY),
+                        (nullptr));
+}
+
 static std::shared_ptr<FilterWork> gst_cuda_histeq_make_work(GstCfFilter* filter, const WorkConfig& config) {
-    const HistEqSettings s = copy_settings(GST_CUDA_HISTEQ(filter));
+    const HistEqSettings s = HistEqProperties::copyForWork(GST_CUDA_HISTEQ(filter));
     // The plane holding luma (YUV, grey) or the packed RGB pixels: the only plane equalized.
     const PlaneLayout& plane = config.planes[0];
     cf::EqualizePlan plan = histeqPlan(s, plane);
+    warn_if_tiles_clamped(GST_CUDA_HISTEQ(filter), s, plan, plane);
     if (auto* current = dynamic_cast<HistEqWork*>(config.current.get());
         current && current->retune(plan, plane.plane)) {
         GST_DEBUG_OBJECT(filter, "new values applied in place");

@@ -173,7 +173,11 @@ static gboolean decide_host_memory_allocation(GstCfFilter* self, StreamState& st
     }
     if (!out.pool) out.pool = new_pool(wantPinned, caps, out.size, out.min, out.max);
     if (!out.pool) {
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not create an output buffer pool"), (nullptr));
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+                          ("%s: could not create an output buffer pool of %" G_GSIZE_FORMAT "-byte buffers for the "
+                           "negotiated caps",
+                           GST_OBJECT_NAME(self), gsize(out.size)),
+                          ("caps %" GST_PTR_FORMAT, caps));
         return FALSE;
     }
     set_output_pool(query, out);

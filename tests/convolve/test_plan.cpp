@@ -242,3 +242,23 @@ TEST(Plan, EvenKernelAnchorsAtHalfSize) {
         for (int x = 1; x < 6; ++x) EXPECT_EQ(out.sample(x, 0, 0), 10 * x) << reference::implName(b);
     }
 }
+
+// A divisor near 0 is named with its value and the smallest magnitude taken.
+TEST(PlanValidation, RejectsDivisorNearZeroNamingIt) {
+    ConvolveDesc d = single(Kernel2D{1, 1, {1.f}});
+    d.divisor = 1e-300;
+    EXPECT_EQ(planError(d), "divisor 1e-300 is too close to 0: use 0 (automatic) or a magnitude of at least 1e-30");
+    d.divisor = -1e-31;
+    EXPECT_EQ(planError(d), "divisor -1e-31 is too close to 0: use 0 (automatic) or a magnitude of at least 1e-30");
+}
+
+// Taps that the division pushes past the largest float are refused naming the divisor, not "tap 1".
+TEST(PlanValidation, RejectsDivisorThatOverflowsTheTaps) {
+    ConvolveDesc d = single(Kernel2D{3, 1, {3e38f, 1.f, 0.f}});
+    d.divisor = 1e-3;
+    EXPECT_EQ(planError(d), "divisor 0.001 makes taps larger than a float holds (3.4e38); use a divisor of larger "
+                            "magnitude, or 0 (automatic)");
+    ConvolveDesc automatic = single(Kernel2D{3, 1, {3e38f, -3e38f, 1e-3f}});
+    EXPECT_EQ(planError(automatic), "the automatic divisor (the sum of the taps) is so close to 0 that the divided "
+                                    "taps are larger than a float holds (3.4e38); set divisor");
+}

@@ -98,3 +98,14 @@ TEST(Presets, LaplacianMatchesOpenCV) {
     }
 }
 #endif
+
+// A sigma whose square underflows gives the limit of narrow Gaussians, the centre tap alone (an identity), instead
+// of taps of 0/0 that the plan then refuses without naming sigma.
+TEST(Presets, GaussianOfVanishingSigmaIsTheCentreTap) {
+    for (double sigma : {1e-160, 1e-300, 4.9e-324}) {
+        EXPECT_EQ(gaussianTaps(5, sigma), (std::vector<float>{0, 0, 1, 0, 0})) << sigma;
+        const ConvolveDesc desc = presetDesc(Preset::Gaussian, 5, sigma);
+        EXPECT_TRUE(ConvolvePlan::make(desc, SampleType::U8, 1).isIdentity()) << sigma;
+    }
+    EXPECT_EQ(gaussianTaps(3, 1e-150), (std::vector<float>{0, 1, 0}));  // its square is still a double
+}

@@ -264,6 +264,12 @@ inline std::vector<GstMessage*> popMessages(GstBus* bus, GstMessageType types) {
     return messages;
 }
 
+// Drops the messages a test did not pop, then the bus: a message left there holds its element, which holds the bus.
+inline void releaseBus(GstBus* bus) {
+    gst_bus_set_flushing(bus, TRUE);
+    gst_object_unref(bus);
+}
+
 inline std::string messageText(GstMessage* m) {
     GError* error = nullptr;
     gchar* debug = nullptr;

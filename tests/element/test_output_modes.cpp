@@ -333,6 +333,33 @@ TEST(OutputModesBad, ChannelsWithTwoKernelsFailsToStart) {
     expectStartFails({"output=channels", std::string("kernel=") + kSobelX + "|" + kSobelY},
                      {"output=channels", "2 kernels", "3 kernels", "4 kernels"});
 }
+// A wrong number of kernels is said at the start, naming the property: the link made before it (gst-launch links
+// while the pipeline is in NULL) succeeds instead of failing with only "can't handle caps".
+TEST(OutputModesBad, ChannelsWithTwoKernelsLinksThenFailsToStartNamingTheProperty) {
+    for (const auto& [kernels, count] : {std::pair<const char*, const char*>{"1 0 -1 | 1 2 1", "2 kernels"},
+                                         std::pair<const char*, const char*>{"1 | 2 | 3 | 4 | 5", "5 kernels"}}) {
+        SCOPED_TRACE(kernels);
+        GstElement* pipeline = gst_pipeline_new(nullptr);
+        GstElement* up = gst_element_factory_make("cudaconvolve", nullptr);
+        GstElement* e = gst_element_factory_make("cudaconvolve", nullptr);
+        for (GstElement* x : {up, e}) gst_util_set_object_arg(G_OBJECT(x), "backend", testBackend().c_str());
+        gst_util_set_object_arg(G_OBJECT(e), "output", "channels");
+        g_object_set(e, "kernel", kernels, nullptr);
+        gst_bin_add_many(GST_BIN(pipeline), up, e, nullptr);
+        EXPECT_TRUE(gst_element_link(up, e)) << "the link must not be where the mistake is reported";
+        GstBus* bus = gst_element_get_bus(pipeline);
+        EXPECT_EQ(gst_element_set_state(pipeline, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+        std::vector<GstMessage*> errors = errorsOf(bus);
+        expectSettingsError(errors, {"output=channels", std::string("the kernel settings give ") + count,
+                                     "give 1, 3 or 4 kernels (separated by '|' in the kernel text), or set output=same"});
+        ASSERT_FALSE(errors.empty());
+        EXPECT_EQ(GST_MESSAGE_SRC(errors[0]), GST_OBJECT(e));
+        for (GstMessage* m : errors) gst_message_unref(m);
+        gst_element_set_state(pipeline, GST_STATE_NULL);
+        gst_object_unref(bus);
+        gst_object_unref(pipeline);
+    }
+}
 TEST(OutputModesBad, ChannelsWithTheTwoKernelSobelPresetFailsToStart) {
     expectStartFails({"output=channels", "preset=sobel"}, {"output=channels", "2 kernels"});
 }
@@ -379,26 +406,33 @@ TEST(OutputModesBad, MultiChannelOnNv12InputIsRejected) {
                            {"output=multi-channel", "NV12"});
 }
 
-// `output` changes the caps: refused while running (MUTABLE_READY), with a warning naming it; the value stays.
+// `output` changes the caps: refused while running (MUTABLE_READY), with an element warning naming it, the state
+// and the value kept; the value stays and the caps too.
 TEST(OutputModesBad, OutputCannotChangeWhilePlaying) {
-    GstHarness* h = makeHarness("cudaconvolve", {std::string("kernel=") + kLaplacian}, 2);
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = makeHarness("cudaconvolve", {std::string("kernel=") + kLaplacian}, 2, bus);
     gst_harness_set_src_caps_str(h, capsString("GRAY8", 16, 8).c_str());
     ASSERT_EQ(gst_harness_push(h, randomFrame(videoInfo("GRAY8", 16, 8), 1, 0)), GST_FLOW_OK);
-    std::string warnings;
-    {
-        WarningCapture capture;
-        gst_util_set_object_arg(G_OBJECT(h->element), "output", "channels");
-        warnings = capture.all();
-    }
-    EXPECT_NE(warnings.find("'output'"), std::string::npos) << warnings;
+    popMessages(bus, GST_MESSAGE_WARNING);  // the start's (no CUDA device)
+    gst_util_set_object_arg(G_OBJECT(h->element), "output", "channels");
+    std::vector<GstMessage*> warnings = popMessages(bus, GST_MESSAGE_WARNING);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(messageText(warnings[0]).find(": output can change in the NULL and READY states only (it changes the "
+                                            "caps): channels is refused while PLAYING and same stays in effect; set "
+                                            "it before the element starts, or set the element to READY first"),
+              std::string::npos)
+        << messageText(warnings[0]);
+    for (GstMessage* m : warnings) gst_message_unref(m);
     gint output = -1;
     g_object_get(h->element, "output", &output, nullptr);
     EXPECT_EQ(output, 0) << "still same";
+    ASSERT_EQ(gst_harness_push(h, randomFrame(videoInfo("GRAY8", 16, 8), 2, 1)), GST_FLOW_OK);
     std::vector<GstBuffer*> outputs = finish(h);
-    EXPECT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs.size(), 2u);
     EXPECT_EQ(srcFormat(h), "GRAY8");
     unrefAll(outputs);
     gst_harness_teardown(h);
+    gst_object_unref(bus);
 }
 
 // In channels mode a live kernel change must keep the bank size (the caps depend on it): otherwise the previous

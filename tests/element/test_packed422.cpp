@@ -74,7 +74,7 @@ TEST(Packed422, OddWidthIsRefusedWithAnErrorThatSaysWhy) {
         g_error_free(error);
         for (GstMessage* m : errors) gst_message_unref(m);
         gst_harness_teardown(h);
-        gst_object_unref(bus);
+        releaseBus(bus);
     }
 }
 
