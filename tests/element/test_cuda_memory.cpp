@@ -466,9 +466,10 @@ TEST(CudaMemory, OurNeighboursGetFencedFramesOthersCompleteOnes) {
             EXPECT_EQ(bc.fenced.load(), n) << "b → c: every frame fenced";
             // At depth 1 the streaming thread pushes right after enqueueing, so the fence is still pending; deeper,
             // the output thread's wake-up races the GPU's completion, and either may come first.
-            if (depth == 1)
+            if (depth == 1) {
                 EXPECT_GT(ab.pendingAtPush.load() + bc.pendingAtPush.load(), 0)
                     << "some frame must leave before its GPU work is over (else the host waited)";
+            }
             EXPECT_EQ(out.buffers.load(), n);
             EXPECT_EQ(out.fenced.load(), 0) << "towards a neighbour that is not ours: complete frames, no fence";
             unrefAll(got);

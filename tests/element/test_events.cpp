@@ -142,7 +142,9 @@ TEST(SerializedEvents, ATagOnEveryFrameKeepsTheThroughputAtDepthTwo) {
     // The ratio is the GPU host's bar: there frames in flight overlap transfers and kernels. The CPU backend on a
     // 2-core CI machine lands on either side of 90 % run to run.
     if (underSanitizer()) GTEST_SKIP() << "throughput is not compared under a sanitizer";
-    if (cuda) EXPECT_GE(tagged, 0.9 * plain);
+    if (cuda) {
+        EXPECT_GE(tagged, 0.9 * plain);
+    }
 }
 
 // A downstream that refuses the last frame (not linked) before EOS: the drain's failure is an element error, not
