@@ -504,8 +504,21 @@ GstFlowReturn submit_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock
     GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
     FilterPrivate* p = priv_of(self);
     StreamState& st = p->state;
-    // Back-pressure: at most pipeline-depth frames in flight.
-    p->pipeChanged.wait(lock, [&] { return st.framesQueued < std::size_t(st.depth) || st.flushing || p->taskStop; });
+    // Back-pressure: at most pipeline-depth frames in flight. While the pipeline is full (frames come faster than
+    // they finish) the streaming thread sends the oldest itself when the output task has not taken it yet.
+    while (st.framesQueued >= std::size_t(st.depth) && !st.flushing && !p->taskStop) {
+        if (!head_can_leave(st)) {
+            p->pipeChanged.wait(lock, [&] {
+                return st.framesQueued < std::size_t(st.depth) || head_can_leave(st) || st.flushing || p->taskStop;
+            });
+            continue;
+        }
+        const GstFlowReturn pushed = push_head(self, lock);
+        if (pushed != GST_FLOW_OK) {
+            gst_buffer_unref(inbuf);
+            return pushed;
+        }
+    }
     if (st.flushing || p->taskStop) {
         gst_buffer_unref(inbuf);
         return GST_FLOW_FLUSHING;
@@ -556,18 +569,6 @@ GstFlowReturn submit_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock
         }
     }
     p->pipeChanged.notify_all();
-    // Frames arriving faster than they finish (a non-live upstream): the streaming thread sends the oldest itself,
-    // as a synchronous filter would, and returns with fewer than pipeline-depth frames in flight; the output task
-    // sends only what completes while the streaming thread is away (a live source's frames, as soon as they are
-    // done). Throughput then needs no handoff between the threads per frame.
-    while (ret == GST_FLOW_OK && st.framesQueued >= std::size_t(st.depth)) {
-        p->pipeChanged.wait(lock, [&] {
-            return st.framesQueued < std::size_t(st.depth) || head_can_leave(st) || st.flushing || p->taskStop;
-        });
-        if (st.flushing || p->taskStop) return GST_FLOW_FLUSHING;
-        if (st.framesQueued < std::size_t(st.depth)) break;
-        ret = push_head(self, lock);
-    }
     return ret;
 }
 

@@ -2,8 +2,8 @@
 #pragma once
 // The frame pipeline of a GstCfFilter: frames enter their slot (submit, on the streaming thread) and leave in order
 // as soon as they are complete, with the serialized events between them kept in place. Whoever is free sends the
-// head: the output task (outputtask.h) while the streaming thread waits for upstream, the streaming thread itself
-// while pipeline-depth frames are in flight (frames come faster than they finish). Work objects are built and
+// head: the output task (outputtask.h), or the streaming thread itself when it finds pipeline-depth frames in flight
+// (frames come faster than they finish) and the task has not taken the oldest yet. Work objects are built and
 // rebuilt from the settings; CUDA failures fall back to the CPU (backend=auto) or become element errors. Functions
 // taking a `lock` are called with FilterPrivate::pipeLock held through it (they may wait on it); the others with
 // the lock held, or before the output task starts.
@@ -31,8 +31,8 @@ gboolean refresh_work(GstCfFilter* self);
 gboolean handle_cuda_failure(GstCfFilter* self, const cudafilters::CudaError& error);
 
 // Starts a mapped-or-passthrough frame for `inbuf` (transfer full) once fewer than pipeline-depth frames are in
-// flight. Returns with fewer than pipeline-depth in flight: when the pipeline is full, the streaming thread sends
-// the oldest frames itself (the flow of those pushes is returned).
+// flight, sending the oldest itself while the pipeline is full (a failed push's flow is returned, `inbuf` dropped).
+// Returns with the frame in flight: the output task sends it when it is complete.
 GstFlowReturn submit_frame(GstCfFilter* self, std::unique_lock<std::mutex>& lock, GstBuffer* inbuf);
 
 // The output task's step: waits for the head of the queue and sends it downstream (an event, or a frame once
