@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The per-row comparison of scripts/gpu/compare.sh: for each benchmark table row present in both trees' logs, the
 # better of each tree's rounds and new against old as a speed ratio (> 1: the new tree is faster).
-#   scripts/gpu/compare-rows.py OUT_DIR
+#   scripts/gpu/compare-rows.py OUT_DIR [--all]   (--all: every row, not only the slower ones)
 import glob
 import re
 import statistics
@@ -38,7 +38,7 @@ def rows(path, header):
     return found
 
 
-def main(out):
+def main(out, every=False):
     worst_all = []
     for name, (header, higher) in METRICS.items():
         best = {}
@@ -56,11 +56,13 @@ def main(out):
         slower = sorted((r, k) for k, r in ratio.items() if r < 0.97)
         print(f"{name}: {len(common)} rows, new/old speed median {statistics.median(ratio.values()):.3f}, "
               f"min {min(ratio.values()):.3f}, max {max(ratio.values()):.3f}; {len(slower)} rows more than 3 % slower")
-        for r, k in slower[:15]:
-            print(f"  {r:.3f}  {k}: old {old[k]:g}, new {new[k]:g}")
+        listed = sorted((r, k) for k, r in ratio.items()) if every else slower[:15]
+        for r, k in listed:
+            print(f"  {r:.3f}  {k.split(' `')[0] if every else k}: old {old[k]:g}, new {new[k]:g}")
         worst_all += slower
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "out"))
+    args = [a for a in sys.argv[1:] if a != "--all"]
+    sys.exit(main(args[0] if args else "out", "--all" in sys.argv[1:]))

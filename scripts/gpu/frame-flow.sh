@@ -5,7 +5,8 @@
 # bench-live-latency and bench-pipeline through this tree's plugin and an earlier one's, alternately. Logs into $OUT.
 #   gpu-carry/payload.tar.xz: plugin/, plugin-old/, plugin-test-seam/ (libgstcudafilters.so each), tests/element-tests,
 #   bench/bench-pipeline, bench/bench-live-latency (stripped); gpu-carry/bundle.tar.xz: the GStreamer runtime
-#   (.gpu-bundle, scripts/gpu/pack.sh). FLOW_STEPS picks steps of "tests timing memcheck live pipeline".
+#   (.gpu-bundle, scripts/gpu/pack.sh). FLOW_STEPS picks steps of "tests timing memcheck live pipeline"; GROUPS_ONLY the
+#   bench-pipeline groups. The logs come back as $OUT/frame-flow-logs.tar.xz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -43,12 +44,20 @@ step live && for tag in old new; do
     timeout 200 .gpu-bundle/run env GST_PLUGIN_PATH="$p/$dir" GST_REGISTRY="/tmp/live-$tag.bin" \
         "$p/bench/bench-live-latency" ${LIVE_ARGS:---seconds 5} >"$out/live-$tag.log" 2>&1
     echo "live $tag: rc=$?"
+    grep -E 'reached|added' "$out/live-$tag.log" | sed "s/^/  $tag /"
 done
+# bench-pipeline groups (--only), each tree in turn, ROUNDS times; the whole standard set takes longer than a call.
 step pipeline && for r in $(seq 1 "${ROUNDS:-2}"); do
-    for tag in old new; do
-        dir=plugin && [ $tag = old ] && dir=plugin-old
-        timeout 240 .gpu-bundle/run env GST_PLUGIN_PATH="$p/$dir" GST_REGISTRY="/tmp/bench-$tag.bin" \
-            "$p/bench/bench-pipeline" ${PIPELINE_ARGS:---seconds 1.0} >"$out/pipeline-$tag-$r.log" 2>&1
-        echo "pipeline $tag round $r: rc=$?"
+    for group in ${GROUPS_ONLY:-b-ring b-freeze r-element c-chain}; do
+        for tag in old new; do
+            dir=plugin && [ $tag = old ] && dir=plugin-old
+            timeout 120 .gpu-bundle/run env GST_PLUGIN_PATH="$p/$dir" GST_REGISTRY="/tmp/bench-$tag.bin" \
+                "$p/bench/bench-pipeline" ${PIPELINE_ARGS:---seconds 0.5} --only "$group" \
+                >"$out/pipeline-$tag-$r-$group.log" 2>&1
+            echo "pipeline $tag round $r $group: rc=$?"
+        done
     done
 done
+step pipeline && python3 scripts/gpu/compare-rows.py "$out" --all
+# The device returns a limited number of files: the logs travel as one archive, the summary above on stdout.
+tar -C "$out" -cJf /tmp/frame-flow-logs.tar.xz . && find "$out" -mindepth 1 -delete && mv /tmp/frame-flow-logs.tar.xz "$out/"
