@@ -237,7 +237,10 @@ void checkDividedTaps(const ConvolvePlan& plan, const ConvolveDesc& desc) {
     if (ok) return;
     std::ostringstream s;
     s.precision(6);
-    if (desc.divisor != 0)
+    if (desc.divisor != 0 && std::fabs(desc.divisor) >= 1)
+        s << "the taps" << (plan.separable ? " (products of a row and a column tap)" : "")
+          << " are larger than a float holds (3.4e38); use smaller taps, or a divisor of larger magnitude";
+    else if (desc.divisor != 0)
         s << "divisor " << desc.divisor << " makes taps larger than a float holds (3.4e38); use a divisor of larger "
           << "magnitude, or 0 (automatic)";
     else

@@ -176,7 +176,8 @@ TEST(PaddedPlan, WhereItDoesNotApply) {
 // plan it also is; its intermediate rows never exist then.
 TEST(PaddedPlan, RowSumsThatMightOverflowArePaddedAsFullRank) {
     ConvolveDesc d;
-    d.row = std::vector<float>(13, 1e36f);
+    // Row sums reach 13 · 1e35 · 255 (past half of float's largest), the full-rank taps 1e35 · 924 stay floats.
+    d.row = std::vector<float>(13, 1e35f);
     d.column = binomial(13);
     d.divisor = 1;
     const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);

@@ -262,3 +262,13 @@ TEST(PlanValidation, RejectsDivisorThatOverflowsTheTaps) {
     EXPECT_EQ(planError(automatic), "the automatic divisor (the sum of the taps) is so close to 0 that the divided "
                                     "taps are larger than a float holds (3.4e38); set divisor");
 }
+
+// A row and a column whose products overflow float: the taps themselves are at fault, not the divisor of 1.
+TEST(PlanValidation, RejectsSeparableTapsWhoseProductsOverflow) {
+    ConvolveDesc d;
+    d.row = std::vector<float>(3, 1e36f);
+    d.column = {1000.f, 1000.f, 1000.f};
+    d.divisor = 1;
+    EXPECT_EQ(planError(d), "the taps (products of a row and a column tap) are larger than a float holds (3.4e38); use "
+                            "smaller taps, or a divisor of larger magnitude");
+}

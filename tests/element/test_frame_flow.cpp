@@ -290,31 +290,47 @@ LatencyRun measureLatency(const ElementCase& element, int depth, bool live, int 
 // with a live source's one-frame latency comes after the next frame arrives — any element that pushes from a thread
 // of its own (a queue too) then counts that hold; what a viewer sees is the LATENCY answer.
 TEST(LiveLatency, IsTheProcessingTimeAtEveryDepth) {
+    struct Pair {
+        double procMedian = 0, procP95 = 0;  // the same frames non-live at depth 1
+        LatencyRun live;
+    };
     for (const ElementCase& element : kElements) {
-        const LatencyRun processing = measureLatency(element, 1, false, 120);
-        const double procMedian = percentile(processing.addedMs, 0.5), procP95 = percentile(processing.addedMs, 0.95);
         for (int depth : {1, 2, 4}) {
-            // The best of up to three runs: a 2-core machine busy with other work (a build, package unpacking)
-            // delays a thread's wake-up now and then by more than the margins. An element that holds frames
-            // misses them in every run.
-            const auto within = [&](const LatencyRun& r) {
-                return percentile(r.addedMs, 0.5) <= procMedian + 2.0 && percentile(r.addedMs, 0.95) <= procP95 + 5.0;
+            // Each attempt measures the processing time right before the live run, so that both see the same load,
+            // and the best of up to three pairs counts: a 2-core machine busy with other work (a build, package
+            // unpacking) delays a thread's wake-up now and then by more than the margins. An element that holds
+            // frames misses them in every pair.
+            const auto measurePair = [&] {
+                Pair pair;
+                const LatencyRun processing = measureLatency(element, 1, false, 120);
+                if (!processing.addedMs.empty()) {
+                    pair.procMedian = percentile(processing.addedMs, 0.5);
+                    pair.procP95 = percentile(processing.addedMs, 0.95);
+                }
+                pair.live = measureLatency(element, depth, true, 60);
+                return pair;
             };
-            LatencyRun live = measureLatency(element, depth, true, 60);
-            for (int attempt = 1; attempt < 3 && !within(live); ++attempt) {
-                LatencyRun again = measureLatency(element, depth, true, 60);
-                if (percentile(again.addedMs, 0.95) < percentile(live.addedMs, 0.95)) live = std::move(again);
+            const auto excess = [](const Pair& p) {  // > 0: over a margin by that many ms
+                if (p.live.addedMs.size() <= 40u) return 1e9;
+                return std::max(percentile(p.live.addedMs, 0.5) - (p.procMedian + 2.0),
+                                percentile(p.live.addedMs, 0.95) - (p.procP95 + 5.0));
+            };
+            Pair best = measurePair();
+            for (int attempt = 1; attempt < 3 && excess(best) > 0; ++attempt) {
+                Pair again = measurePair();
+                if (excess(again) < excess(best)) best = std::move(again);
             }
+            const LatencyRun& live = best.live;
             ASSERT_GT(live.addedMs.size(), 40u) << describe(element);
             const double median = percentile(live.addedMs, 0.5), p95 = percentile(live.addedMs, 0.95);
             std::printf("[ live latency ] %s %s depth %d: added %.2f ms median, %.2f ms p95 (processing %.2f / %.2f "
                         "ms); LATENCY answer %.2f ms\n",
-                        testBackend().c_str(), describe(element).c_str(), depth, median, p95, procMedian, procP95,
-                        double(live.ownLatency) / 1e6);
+                        testBackend().c_str(), describe(element).c_str(), depth, median, p95, best.procMedian,
+                        best.procP95, double(live.ownLatency) / 1e6);
             if (underSanitizer()) continue;  // the sanitizer's cost, not the element's
-            EXPECT_LE(median, procMedian + 2.0) << describe(element) << " depth " << depth;
-            EXPECT_LE(p95, procP95 + 5.0) << describe(element) << " depth " << depth;
-            EXPECT_GE(double(live.ownLatency) / 1e6, procMedian) << describe(element) << " depth " << depth;
+            EXPECT_LE(median, best.procMedian + 2.0) << describe(element) << " depth " << depth;
+            EXPECT_LE(p95, best.procP95 + 5.0) << describe(element) << " depth " << depth;
+            EXPECT_GE(double(live.ownLatency) / 1e6, best.procMedian) << describe(element) << " depth " << depth;
             EXPECT_LE(live.ownLatency, kFrame30) << describe(element) << " depth " << depth;
         }
     }
