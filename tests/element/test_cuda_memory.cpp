@@ -464,8 +464,9 @@ TEST(CudaMemory, OurNeighboursGetFencedFramesOthersCompleteOnes) {
             EXPECT_EQ(ab.buffers.load(), n);
             EXPECT_EQ(ab.fenced.load(), n) << "a → b: every frame fenced";
             EXPECT_EQ(bc.fenced.load(), n) << "b → c: every frame fenced";
-            // At depth 1 the streaming thread pushes right after enqueueing, so the fence is still pending; deeper,
-            // the output thread's wake-up races the GPU's completion, and either may come first.
+            // At depth 1 the output task pushes each frame as soon as its enqueue wakes it, before a 1283x721
+            // frame's upload and kernels are over; deeper, frames wait behind each other and the GPU may finish one
+            // before the task reaches it.
             if (depth == 1) {
                 EXPECT_GT(ab.pendingAtPush.load() + bc.pendingAtPush.load(), 0)
                     << "some frame must leave before its GPU work is over (else the host waited)";
