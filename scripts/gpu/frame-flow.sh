@@ -3,10 +3,11 @@
 # The frame pipeline on the GPU host, in one call: the element suite on CUDA (sharded over the host's cores), the
 # frame-flow and live-latency tests alone (their timings), a compute-sanitizer pass over the frame-flow tests, and
 # bench-live-latency and bench-pipeline through this tree's plugin and an earlier one's, alternately. Logs into $OUT.
-#   gpu-carry/payload.tar.xz: plugin/, plugin-old/, plugin-test-seam/ (libgstcudafilters.so each), tests/element-tests,
+#   gpu-carry/payload.tar.xz: plugin/, plugin-old/, plugin-test-seam/ (libgstcudafilters.so each; plugin-cur/ optional, a
+#   third tree timed as "cur" beside the two), tests/element-tests,
 #   bench/bench-pipeline, bench/bench-live-latency (stripped); gpu-carry/bundle.tar.xz: the GStreamer runtime
 #   (.gpu-bundle, scripts/gpu/pack.sh). FLOW_STEPS picks steps of "tests timing memcheck live pipeline"; GROUPS_ONLY the
-#   bench-pipeline groups. The logs come back as $OUT/frame-flow-logs.tar.xz.
+#   bench-pipeline groups; TAGS the trees timed ("old new", or "old cur new" where plugin-cur/ came). The logs come back as $OUT/frame-flow-logs.tar.xz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -47,10 +48,12 @@ step live && for tag in old new; do
     grep -E 'reached|added' "$out/live-$tag.log" | sed "s/^/  $tag /"
 done
 # bench-pipeline groups (--only), each tree in turn, ROUNDS times; the whole standard set takes longer than a call.
+tags="old new" && [ -d "$p/plugin-cur" ] && tags="old cur new"
+tags=${TAGS:-$tags}
 step pipeline && for r in $(seq 1 "${ROUNDS:-2}"); do
     for group in ${GROUPS_ONLY:-b-ring b-freeze r-element c-chain}; do
-        for tag in old new; do
-            dir=plugin && [ $tag = old ] && dir=plugin-old
+        for tag in $tags; do
+            dir=plugin-$tag && [ $tag = new ] && dir=plugin
             timeout 120 .gpu-bundle/run env GST_PLUGIN_PATH="$p/$dir" GST_REGISTRY="/tmp/bench-$tag.bin" \
                 "$p/bench/bench-pipeline" ${PIPELINE_ARGS:---seconds 0.5} --only "$group" \
                 >"$out/pipeline-$tag-$r-$group.log" 2>&1
@@ -59,5 +62,6 @@ step pipeline && for r in $(seq 1 "${ROUNDS:-2}"); do
     done
 done
 step pipeline && python3 scripts/gpu/compare-rows.py "$out" --all
+step pipeline && case " $tags " in *" cur "*) ;; *) false ;; esac && python3 scripts/gpu/compare-rows.py "$out" --all --tags cur,new
 # The device returns a limited number of files: the logs travel as one archive, the summary above on stdout.
 tar -C "$out" -cJf /tmp/frame-flow-logs.tar.xz . && find "$out" -mindepth 1 -delete && mv /tmp/frame-flow-logs.tar.xz "$out/"
