@@ -55,7 +55,7 @@ def main(out, every=False, tags=("old", "new")):
             continue
         ratio = {k: (new[k] / old[k]) if higher else (old[k] / new[k]) for k in common}
         slower = sorted((r, k) for k, r in ratio.items() if r < 0.97)
-        print(f"{name} {tags[1]}/{tags[0]}: {len(common)} rows, speed speed median {statistics.median(ratio.values()):.3f}, "
+        print(f"{name} {tags[1]}/{tags[0]}: {len(common)} rows, speed median {statistics.median(ratio.values()):.3f}, "
               f"min {min(ratio.values()):.3f}, max {max(ratio.values()):.3f}; {len(slower)} rows more than 3 % slower")
         listed = sorted((r, k) for k, r in ratio.items()) if every else slower[:15]
         for r, k in listed:
