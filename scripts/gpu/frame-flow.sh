@@ -7,7 +7,8 @@
 #   third tree timed as "cur" beside the two), tests/element-tests,
 #   bench/bench-pipeline, bench/bench-live-latency (stripped); gpu-carry/bundle.tar.xz: the GStreamer runtime
 #   (.gpu-bundle, scripts/gpu/pack.sh). FLOW_STEPS picks steps of "tests timing memcheck live pipeline"; GROUPS_ONLY the
-#   bench-pipeline groups; TAGS the trees timed ("old new", or "old cur new" where plugin-cur/ came). The logs come back as $OUT/frame-flow-logs.tar.xz.
+#   bench-pipeline groups; TAGS the trees bench-pipeline times ("old new", or "old cur new" where plugin-cur/ came).
+#   The logs come back as $OUT/frame-flow-logs.tar.xz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
@@ -62,6 +63,6 @@ step pipeline && for r in $(seq 1 "${ROUNDS:-2}"); do
     done
 done
 step pipeline && python3 scripts/gpu/compare-rows.py "$out" --all
-step pipeline && case " $tags " in *" cur "*) ;; *) false ;; esac && python3 scripts/gpu/compare-rows.py "$out" --all --tags cur,new
+step pipeline && [[ " $tags " == *" cur "* ]] && python3 scripts/gpu/compare-rows.py "$out" --all --tags cur,new
 # The device returns a limited number of files: the logs travel as one archive, the summary above on stdout.
 tar -C "$out" -cJf /tmp/frame-flow-logs.tar.xz . && find "$out" -mindepth 1 -delete && mv /tmp/frame-flow-logs.tar.xz "$out/"
