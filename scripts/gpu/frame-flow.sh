@@ -3,8 +3,8 @@
 # The frame pipeline on the GPU host, in one call: the element suite on CUDA (sharded over the host's cores), the
 # frame-flow and live-latency tests alone (their timings), a compute-sanitizer pass over the frame-flow tests, and
 # bench-live-latency and bench-pipeline through this tree's plugin and an earlier one's, alternately. Logs into $OUT.
-#   gpu-carry/payload.tar.xz: plugin/, plugin-old/, plugin-test-seam/ (libgstcudafilters.so each; plugin-cur/ optional, a
-#   third tree timed as "cur" beside the two), tests/element-tests,
+#   gpu-carry/payload.tar.xz: plugin/, plugin-old/, plugin-test-seam/ (libgstcudafilters.so each; plugin-cur/
+#   optional, a third tree timed as "cur" beside the two), tests/element-tests,
 #   bench/bench-pipeline, bench/bench-live-latency (stripped); gpu-carry/bundle.tar.xz: the GStreamer runtime
 #   (.gpu-bundle, scripts/gpu/pack.sh). FLOW_STEPS picks steps of "tests timing memcheck live pipeline"; GROUPS_ONLY the
 #   bench-pipeline groups; TAGS the trees bench-pipeline times ("old new", or "old cur new" where plugin-cur/ came).
