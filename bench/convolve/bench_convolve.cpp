@@ -470,7 +470,8 @@ bool runPadded(const Options& opt, cudaStream_t s) {
 #endif
                 std::printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name.c_str(),
                             sizeName.c_str(), k, fmt(times[1].gpu).c_str(), paths[1].c_str(), fmt(times[0].gpu).c_str(),
-                            paths[0].c_str(), fmt(npp.gpu).c_str(), fmt(times[0].gpu > 0 ? times[1].gpu / times[0].gpu : -1, 3).c_str(),
+                            paths[0].c_str(), fmt(npp.gpu).c_str(),
+                            fmt(times[0].gpu > 0 ? times[1].gpu / times[0].gpu : -1, 3).c_str(),
                             fmt(npp.gpu > 0 ? times[1].gpu / npp.gpu : -1, 2).c_str(), notes.c_str());
                 std::fflush(stdout);
             }

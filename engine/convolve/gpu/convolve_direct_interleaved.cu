@@ -17,8 +17,8 @@
 // aligned stores the destination allows. Channels outside the mask are copied from the tile (inside the frame it
 // holds the source samples exactly).
 //
-// One-channel frames can take the same kernel (C = 1, K = 3 and 5: the gray tile rows of the routing table), 128 × 16 tiles with one
-// output row per thread, against the tiled kernel's 128 × 32 with two.
+// One-channel frames can take the same kernel (C = 1, K = 3 and 5: the gray tile rows of the routing table), 128 × 16
+// tiles with one output row per thread, against the tiled kernel's 128 × 32 with two.
 //
 // Separable plans (a Gaussian, a box) take interleavedSeparableKernel: the same tile, a row pass per channel into an
 // intermediate plane, then the column pass.

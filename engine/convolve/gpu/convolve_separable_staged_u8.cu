@@ -552,14 +552,15 @@ bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     }
 }
 
-template <int K> void launchStagedU8(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream) {
+template <int K>
+void launchStagedU8(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream) {
     // One and two channels: segments of one wave fitted to the chunks (bytesSegments), chosen through the element with
     // frames resident (`bench-pipeline --pipeline`, e.g. 1080p and 720p NV12 or I420 Gaussian K = 31).
     const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
     const bool overlap = oneBarrierBest(K, frame.inChannels, pixels);
     if (frame.inChannels == 1) {
-        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3: launchStagedU8Barriers).
-        // Chosen with `bench-convolve --ks 7,9,15,31` at 640x480, 1280x720, 1920x1080 and 3840x2160 (build-bench).
+        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3:
+        // launchStagedU8Barriers). Chosen with `bench-convolve --ks 7,9,15,31` at 640x480, 1280x720, 1920x1080 and 3840x2160 (build-bench).
         const bool four = K != 15 || pixels < 1500000;
         const BytesShape shape{1, true, overlap};
         return four ? launchStagedU8Adjusted<K, 1, 4>(frame, row, column, stream, shape)

@@ -105,7 +105,8 @@ bool overlaps(const ImageView& a, const ImageView& b) {
 // A direct plan's frame: one launch where the direct kernels take the bank; else a bank of kernels written to their
 // own output channels (Combine::Channels) in launches of at most two, each writing its channels from its first one on
 // (the destination moved on by that many samples): the same sums as one launch would make.
-void launchDirectSplit(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+void launchDirectSplit(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps,
+                       cudaStream_t stream) {
     if (oneDirectLaunch(k, bank)) return launchDirect(type, k, bank, frame, taps, stream);
     for (int first = 0; first < bank; first += 2) {
         ConvFrame part = frame;

@@ -168,8 +168,8 @@ public:
 private:
     static constexpr std::size_t kHistPairBytes = 2 * 256 * sizeof(std::uint32_t);
     static constexpr int kHistogramBlocksPerSm = 2;
-    // The CLAHE luma chunk kernels: 4 histogram blocks per SM, chosen against 2 and 8 on RGBA CLAHE 8×8 clip 2 at 1080p and 4K
-    // (`bench-histeq --only clahe`, built by scripts/gpu/build-bench-histeq.sh).
+    // The CLAHE luma chunk kernels: 4 histogram blocks per SM, chosen against 2 and 8 on RGBA CLAHE 8×8 clip 2 at 1080p
+    // and 4K (`bench-histeq --only clahe`, built by scripts/gpu/build-bench-histeq.sh).
     static constexpr int kClaheLumaHistogramBlocksPerSm = 4;
 
     // The launch parameters of the frame src → dst under the current plan.
@@ -307,7 +307,8 @@ private:
     }
 
     bool blockLutApplies() const {
-        return plan_.mode == EqualizeMode::Global && plan_.type == SampleType::U8 && plan_.channels == 1 && plan_.smoothing == 0.0f;
+        return plan_.mode == EqualizeMode::Global && plan_.type == SampleType::U8 && plan_.channels == 1 &&
+               plan_.smoothing == 0.0f;
     }
 
     bool lumaChunksPlan() const { return takesLumaChunks(plan_); }

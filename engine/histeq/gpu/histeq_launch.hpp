@@ -68,13 +68,13 @@ struct HisteqParams {
     DeviceStatistics* statsOut = nullptr;
     bool vectorized = false;  // u8 of 1 or 2 channels, or one u16 channel, with 16-byte aligned rows
     bool pixelWords = false;  // 4-channel u8 with 4-byte aligned rows: applyKernel moves a pixel as one word
-    bool claheLumaChunks = false;  // the CLAHE luma chunk kernels (claheLumaChunksApply): claheHistogramLuma8, claheBandsLuma8
+    bool claheLumaChunks = false;  // the CLAHE luma chunk kernels (claheLumaChunksApply)
     // the block-LUT kernels (global u8 planes): the frame's histogram is p.hist (256 bins); the histogram kernel
     // zeroes histNext, the other buffer of the pair, for the next frame.
     std::uint32_t* histNext = nullptr;
     int chunksPerRow = 0;        // 16-byte aligned chunks a row touches (an upper bound when the pitch is not 16k);
                                  // The luma chunk kernels: chunks of 4 pixels, or 16 of 3 channels (the last partial)
-    GlobalLumaBlocks lumaBlocksPerSm;  // the luma chunk kernels (which also takes histNext, chunksPerRow, multiprocessors)
+    GlobalLumaBlocks lumaBlocksPerSm;  // the luma chunk kernels (which also take histNext, chunksPerRow, multiprocessors)
     bool sameAlignment = false;  // src and dst rows congruent mod 16: full chunks are stored as 16 bytes
     int multiprocessors = 0;
     bool overlapped = false;     // apply kernel launched as a programmatic dependent of the histogram kernel
@@ -124,7 +124,7 @@ void launchClaheBands(const HisteqParams& p, cudaStream_t stream);
 
 // The block-LUT kernels, the apply kernel overlapped where p.overlapped: both kernels.
 void launchGlobalGray8(const HisteqParams& p, cudaStream_t stream);
-// Whether the current device runs the apply kernel as a programmatic dependent (the block-LUT, luma chunk and band kernels).
+// Whether the current device runs the apply kernels as programmatic dependents (block-LUT, luma chunk, band kernels).
 bool overlapSupported();
 // The luma chunk kernels: both kernels (block LUT without temporal smoothing, last-block LUT with it), p.overlapped as
 // for launchGlobalGray8.
