@@ -97,7 +97,7 @@ def table(path, metric, column):
         if metric in cells:
             head = cells
             continue
-        if head is None or set(cells[0]) <= set("-: ") or len(cells) != len(head):
+        if head is None or set(cells[0]) <= set("-: ") or len(cells) < len(head):  # (notes may hold "|")
             continue
         value = cells[head.index(column)]
         rows[" | ".join(cells[:head.index(metric)])] = value.split(")")[0] + ")" if column == "notes" else value
