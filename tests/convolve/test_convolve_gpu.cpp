@@ -1399,8 +1399,8 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
 #endif
 }
 
-// The direct register-window kernel (K = 3, one kernel) against the other kernels (interleaved, one-channel
-// tile, tiled, barrier-free), byte for byte, and within 1 of the reference, on the same shapes; at K = 5 for one channel.
+// The direct register-window kernel (K = 3, one kernel; K = 5 for one channel from 4 Mpixel) against the tiled kernel
+// (launchDirectTiledU8), byte for byte, and the tiled kernel within 1 of the reference, on the same shapes.
 TEST(DirectRegisters, SameBytesAsTheTileKernels) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1538,8 +1538,8 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
 #endif
 }
 
-// One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps: the
-// same bytes as the one-channel tile kernel (registerWindow = -1); rows it cannot read in words
+// One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps; rows it
+// cannot read in words
 // (odd pitches) still take the tile kernel, and 4 Mpixel frames the separable instance. At K = 5 frames of 2 Mpixel
 // and more take the separable instance, smaller ones the tile kernels; at K = 7 the u8 streaming separable kernel
 // takes every frame whose rows it reads (none of the register-window instances).
@@ -1597,7 +1597,7 @@ TEST(SeparableRegisters, OneChannelRoutes) {
 
 // Colour frames at K = 5: the separable register-window kernel from 1.6 Mpixel for RGBA-like frames (alpha copied, or
 // all four filtered), from 1.4 Mpixel for packed RGB and from 2.5 Mpixel for two channels both filtered; below, the
-// interleaved direct kernel on the full taps (the same bytes as with the register window off). Packed 4:2:2 chroma
+// interleaved direct kernel on the full taps (read back from a captured launch). Packed 4:2:2 chroma
 // (U and V filtered, Y left as dst holds it) keeps the register window at every size.
 TEST(SeparableRegisters, ColourAtFiveRoutes) {
     SKIP_WITHOUT_DEVICE();

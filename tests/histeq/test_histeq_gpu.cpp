@@ -632,7 +632,7 @@ TEST(HisteqGpuGlobalGray8, MatchReference) {
                 const HostImage expected = runHost(*ref, src);
                 for (const Placement& at : kPlacements) {
                     const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
-                    EXPECT_EQ(diff.differing, 0) << "block LUT" << " " << sizeName(s) << " "
+                    EXPECT_EQ(diff.differing, 0) << "block LUT " << sizeName(s) << " "
                                                  << patternName(pattern) << " " << placementName(at) << ": "
                                                  << describe(diff);
                 }
@@ -642,35 +642,35 @@ TEST(HisteqGpuGlobalGray8, MatchReference) {
 
 TEST(HisteqGpuGlobalGray8, LargeFramesMatchReference) {
     REQUIRE_GPU();
-        for (Size2 s : {Size2{3840, 2160}, Size2{4001, 2203}}) {
-            HostImage src(s.w, s.h, 1, SampleType::U8);
-            fillPattern(src, Pattern::Blobs, 5);
-            auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
-            const HostImage expected = runHost(*ref, src);
-            auto gpu = globalEqualizer();
-            for (const Placement& at : {kPlacements[0], kPlacements[4]}) {
-                const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
-                EXPECT_EQ(diff.differing, 0) << "block LUT" << " " << sizeName(s) << " "
-                                             << placementName(at) << ": " << describe(diff);
-            }
+    for (Size2 s : {Size2{3840, 2160}, Size2{4001, 2203}}) {
+        HostImage src(s.w, s.h, 1, SampleType::U8);
+        fillPattern(src, Pattern::Blobs, 5);
+        auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
+        const HostImage expected = runHost(*ref, src);
+        auto gpu = globalEqualizer();
+        for (const Placement& at : {kPlacements[0], kPlacements[4]}) {
+            const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
+            EXPECT_EQ(diff.differing, 0) << "block LUT " << sizeName(s) << " "
+                                         << placementName(at) << ": " << describe(diff);
         }
+    }
 }
 
 TEST(HisteqGpuGlobalGray8, InPlace) {
     REQUIRE_GPU();
-        for (std::size_t offset : {0, 9})
-            for (bool aligned : {true, false}) {
-                HostImage src(257, 130, 1, SampleType::U8);
-                fillPattern(src, Pattern::Blobs, 9);
-                auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
-                const HostImage expected = runHost(*ref, src);
-                auto gpu = globalEqualizer();
-                DeviceFrame frame(src, aligned, offset);
-                gpu->process(frame.view(), frame.view());
-                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                EXPECT_EQ(compareImages(expected, frame.download()).differing, 0)
-                    << "block LUT" << " offset " << offset << (aligned ? " pitch 16k" : " odd pitch");
-            }
+    for (std::size_t offset : {0, 9})
+        for (bool aligned : {true, false}) {
+            HostImage src(257, 130, 1, SampleType::U8);
+            fillPattern(src, Pattern::Blobs, 9);
+            auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
+            const HostImage expected = runHost(*ref, src);
+            auto gpu = globalEqualizer();
+            DeviceFrame frame(src, aligned, offset);
+            gpu->process(frame.view(), frame.view());
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            EXPECT_EQ(compareImages(expected, frame.download()).differing, 0)
+                << "block LUT offset " << offset << (aligned ? " pitch 16k" : " odd pitch");
+        }
 }
 
 TEST(HisteqGpuGlobalGray8, StatisticsMatchReference) {
@@ -688,7 +688,7 @@ TEST(HisteqGpuGlobalGray8, StatisticsMatchReference) {
             FrameStatistics e, g;
             ASSERT_TRUE(ref->statistics(e));
             ASSERT_TRUE(gpu->statistics(g));
-            EXPECT_EQ(e.histogram, g.histogram) << "block LUT" << " frame " << frame;
+            EXPECT_EQ(e.histogram, g.histogram) << "block LUT frame " << frame;
             EXPECT_EQ(e.samples, g.samples);
             EXPECT_DOUBLE_EQ(e.mean, g.mean);
             EXPECT_EQ(e.min, g.min);
@@ -721,7 +721,7 @@ TEST(HisteqGpuGlobalGray8, FramesBackToBackAcrossStreams) {
         CUDAFILTERS_CHECK(cudaDeviceSynchronize());
         for (int t = 0; t < kFrames; ++t)
             EXPECT_EQ(compareImages(expected[t], outs[t]->download()).differing, 0)
-                << "block LUT" << " frame " << t;
+                << "block LUT frame " << t;
     }
 }
 
@@ -730,19 +730,19 @@ TEST(HisteqGpuGlobalGray8, OtherPlansUnchanged) {
     REQUIRE_GPU();
     EqualizeDesc smoothed;
     smoothed.smoothing = 0.9;
-        for (const EqualizeDesc& d : {smoothed, clahe(2, 8, 8)})
-            for (int channels : {1, 3}) {
-                const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, channels);
-                auto ref = reference::makeEqualizer(plan);
-                auto gpu = makeCudaEqualizer(plan);
-                for (int t = 0; t < 3; ++t) {
-                    HostImage src(211, 97, channels, SampleType::U8);
-                    fillPattern(src, t == 1 ? Pattern::Random : Pattern::Blobs, 70 + t);
-                    const HostImage expected = runHost(*ref, src);
-                    EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, t != 2)).differing, 0)
-                        << "block LUT" << " " << equalizeModeName(d.mode) << " " << channels;
-                }
+    for (const EqualizeDesc& d : {smoothed, clahe(2, 8, 8)})
+        for (int channels : {1, 3}) {
+            const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, channels);
+            auto ref = reference::makeEqualizer(plan);
+            auto gpu = makeCudaEqualizer(plan);
+            for (int t = 0; t < 3; ++t) {
+                HostImage src(211, 97, channels, SampleType::U8);
+                fillPattern(src, t == 1 ? Pattern::Random : Pattern::Blobs, 70 + t);
+                const HostImage expected = runHost(*ref, src);
+                EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, t != 2)).differing, 0)
+                    << "block LUT " << equalizeModeName(d.mode) << " " << channels;
             }
+        }
     {
         const EqualizePlan plan = EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 1);
         auto ref = reference::makeEqualizer(plan);
@@ -1078,15 +1078,15 @@ TEST(HisteqGpuGlobalLuma, LargeFramesMatchReference) {
             auto gpu = makeCudaEqualizer(plan);
             for (int content : {0, 4, 5}) {  // random, blobs, colour bars
                 HostImage src = lumaFrame(s, content, layout, 5);
-                const HostImage expected = runHost(*ref, src);
-                for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
-                    bool chunks = false;
-                    const Difference diff = compareImages(expected, runLuma(*gpu, detail::globalLumaChunksApply, src, at, chunks));
-                    EXPECT_EQ(diff.differing, 0) << layout.name << " " << sizeName(s) << " "
-                                                 << lumaContentName(content) << " " << placementName(at) << ": "
-                                                 << describe(diff);
-                    EXPECT_EQ(chunks, chunksExpected(at));
-                }
+            const HostImage expected = runHost(*ref, src);
+            for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
+                bool chunks = false;
+                const Difference diff = compareImages(expected, runLuma(*gpu, detail::globalLumaChunksApply, src, at, chunks));
+                EXPECT_EQ(diff.differing, 0) << layout.name << " " << sizeName(s) << " "
+                                             << lumaContentName(content) << " " << placementName(at) << ": "
+                                             << describe(diff);
+                EXPECT_EQ(chunks, chunksExpected(at));
+            }
             }
         }
 }
@@ -1102,23 +1102,23 @@ TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
     statistics.statistics = true;
     for (const LumaLayout& layout : {kLumaLayouts[1], kLumaLayouts[kRgb]})
     for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
-            for (const Placement& at : kLumaPlacements) {
-                const EqualizePlan plan = lumaPlan(layout, d);
-                auto gpu = makeCudaEqualizer(plan);
-                auto ref = reference::makeEqualizer(plan);
-                HostImage src = lumaFrame({97, 61}, 4, layout, 3);
-                const HostImage expected = runHost(*ref, src);
-                DeviceFrame in(src, at.aligned, at.srcOffset);
-                DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned, at.dstOffset);
-                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
-                const bool chunks = chunksExpected(at);
-                const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
-                                         (d.statistics ? "statistics " : "") +
-                                         placementName(at) + ": " + joined(names);
-                expectFrameKernels(names, {"globalHistogramLuma8", "globalApplyLuma8"}, chunks, layout.channels, what);
-                EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
-            }
+        for (const Placement& at : kLumaPlacements) {
+            const EqualizePlan plan = lumaPlan(layout, d);
+            auto gpu = makeCudaEqualizer(plan);
+            auto ref = reference::makeEqualizer(plan);
+            HostImage src = lumaFrame({97, 61}, 4, layout, 3);
+            const HostImage expected = runHost(*ref, src);
+            DeviceFrame in(src, at.aligned, at.srcOffset);
+            DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned, at.dstOffset);
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+            const bool chunks = chunksExpected(at);
+            const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
+                                     (d.statistics ? "statistics " : "") +
+                                     placementName(at) + ": " + joined(names);
+            expectFrameKernels(names, {"globalHistogramLuma8", "globalApplyLuma8"}, chunks, layout.channels, what);
+            EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
+        }
     // Other plans never take them: CLAHE, per-channel (4 and 3 channels), u16 (4 and 3 channels).
     EqualizeDesc perChannel;
     perChannel.colorMode = ColorMode::PerChannel;
@@ -1264,28 +1264,28 @@ TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
                           {{64, 64}, 64, 64, false, false}};
     for (const LumaLayout& layout : {kLumaLayouts[1], kLumaLayouts[kBgr]})
     for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
-            for (const Grid& g : grids)
-                for (const Placement& at : kLumaPlacements) {
-                    const EqualizePlan plan = claheLumaPlan(layout, 2.0, g.tx, g.ty, d);
-                    auto gpu = makeCudaEqualizer(plan);
-                    auto ref = reference::makeEqualizer(plan);
-                    HostImage src = lumaFrame(g.size, 4, layout, 3);
-                    const HostImage expected = runHost(*ref, src);
-                    DeviceFrame in(src, at.aligned, at.srcOffset);
-                    DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned,
-                                    at.dstOffset);
-                    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                    const bool chunks =
-                        chunksExpected(at) && (layout.channels == 3 ? g.fits3 : g.fits4);
-                    EXPECT_EQ(detail::claheLumaChunksApply(plan, in.view(), out.view()), chunks);
-                    const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
-                    const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
-                                             (d.statistics ? "statistics " : "") +
-                                             sizeName(g.size) + " grid " + std::to_string(g.tx) + "x" +
-                                             std::to_string(g.ty) + " " + placementName(at) + ": " + joined(names);
-                    expectFrameKernels(names, {"claheHistogramLuma8", "claheBandsLuma8"}, chunks, layout.channels, what);
-                    EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
-                }
+        for (const Grid& g : grids)
+            for (const Placement& at : kLumaPlacements) {
+                const EqualizePlan plan = claheLumaPlan(layout, 2.0, g.tx, g.ty, d);
+                auto gpu = makeCudaEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
+                HostImage src = lumaFrame(g.size, 4, layout, 3);
+                const HostImage expected = runHost(*ref, src);
+                DeviceFrame in(src, at.aligned, at.srcOffset);
+                DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned,
+                                at.dstOffset);
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                const bool chunks =
+                    chunksExpected(at) && (layout.channels == 3 ? g.fits3 : g.fits4);
+                EXPECT_EQ(detail::claheLumaChunksApply(plan, in.view(), out.view()), chunks);
+                const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+                const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
+                                         (d.statistics ? "statistics " : "") +
+                                         sizeName(g.size) + " grid " + std::to_string(g.tx) + "x" +
+                                         std::to_string(g.ty) + " " + placementName(at) + ": " + joined(names);
+                expectFrameKernels(names, {"claheHistogramLuma8", "claheBandsLuma8"}, chunks, layout.channels, what);
+                EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
+            }
     // Other plans never take them: global luma, per-channel CLAHE (4 and 3 channels), u16 (4 and 3 channels).
     EqualizeDesc perChannel = clahe(2, 4, 4);
     perChannel.colorMode = ColorMode::PerChannel;
