@@ -8,7 +8,7 @@
 #   here:     scripts/gpu/route-check.sh pack OLD      (OLD: a commit; BUILD=build-gpu, meson, -Dcuda-arch=9.0)
 #             writes gpu-carry/route-payload.tar.xz (the two GPU suites, stripped) and gpu-carry/before-src.tar.xz
 #             (`git archive OLD`)
-#   GPU host: scripts/gpu/route-check.sh               (carry ["gpu-carry"]; STEPS="tests bench", ROUNDS=1,
+#   GPU host: scripts/gpu/route-check.sh               (carry ["gpu-carry"]; STEPS="tests sanitize bench", ROUNDS=1,
 #             CONVOLVE_ARGS, HISTEQ_ARGS; a call of one step each keeps within a command's 10 minutes)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -58,6 +58,20 @@ step tests && for suite in convolve histeq; do
     timeout 540 "build-route/$suite-gpu-tests" --gtest_brief=1 >"$out/$suite-gpu-tests.log" 2>&1
     summary+=("$suite-gpu-tests: $(gtest_line $? "$out/$suite-gpu-tests.log") ($((SECONDS - start)) s)")
     grep -E '^\[  FAILED  \]' "$out/$suite-gpu-tests.log" | head -20
+done
+
+# compute-sanitizer over representative subsets of both suites (odd sizes, every layout, retunes, the streaming kernels).
+sanitizer_line() { echo "rc=$1 $(grep -E 'ERROR SUMMARY' "$2" | tail -1) $(grep -E '^\[  PASSED  \] [0-9]+' "$2" | tail -1)"; }
+step sanitize && for tool in ${SANITIZERS:-memcheck racecheck}; do
+    cs="compute-sanitizer --error-exitcode 9 --tool $tool"
+    timeout 200 $cs build-route/histeq-gpu-tests --gtest_brief=1 \
+        --gtest_filter='HisteqGpu.InPlace*:HisteqGpu.Smoothed*:HisteqGpu.Statistics*:HisteqGpuRetune.*:HisteqGpu.TenBit*:HisteqGpu.LumaPairs*:HisteqGpuGlobalGray8.*:HisteqGpuClahePlanes.*:HisteqGpuGlobalLuma.*:HisteqGpuClaheLuma.*' \
+        >"$out/san-histeq-$tool.log" 2>&1
+    summary+=("$tool histeq: $(sanitizer_line $? "$out/san-histeq-$tool.log")")
+    timeout 200 $cs build-route/convolve-gpu-tests --gtest_brief=1 \
+        --gtest_filter='*385x289*:CudaConvolver.*:CudaConvolverRetune.*:*SeparableStream*:*SeparableBytes*:*InterleavedKernel.*/k3_c4_129x17*:*InterleavedKernel.*/k9_c3_7x3*:InterleavedKernel.Saturates*:*InterleavedKernel*k5_c2_129x17*:Cases/CudaCopyMask.*:Cases/CudaSampleBits.*:EdgeFirstGrid.*:SeparableRegisters.*:DirectRegisters.*' \
+        >"$out/san-convolve-$tool.log" 2>&1
+    summary+=("$tool convolve: $(sanitizer_line $? "$out/san-convolve-$tool.log")")
 done
 
 built=0
