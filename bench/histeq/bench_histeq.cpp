@@ -28,6 +28,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -104,7 +105,16 @@ std::vector<std::uint8_t> download(const Plane& p) {
 }
 
 // Warm-up, then the median of launches on an idle GPU (host launch latency included; bench-convolve's "launch").
+// The first case runs for half a second before it is timed: an idle GPU's clocks take that long to rise, and the
+// first row would otherwise be timed at idle clocks.
 double medianMicroseconds(int runs, int frames, cudaStream_t stream, const std::function<void(int)>& work) {
+    static bool clocksUp = false;
+    for (auto start = std::chrono::steady_clock::now();
+         !clocksUp && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500);) {
+        for (int i = 0; i < 50; ++i) work(i % frames);
+        CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));
+    }
+    clocksUp = true;
     for (int i = 0; i < 10; ++i) work(i % frames);
     CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));
     return benchcommon::medianEventMicros(work, frames, runs, false, stream);
