@@ -23,6 +23,7 @@
 
 #include "../common/kernel_timing.hpp"
 #include "convolve_launch.hpp"
+#include "fft_convolution.hpp"
 #include "kernel_route.hpp"
 
 #include <cuda_runtime.h>
@@ -372,10 +373,10 @@ bool runFft(const Options& opt, cudaStream_t s) {
     return ok;
 }
 
-// Kernel sizes without compiled kernels (default K = 3, 4, 5, 11, 13, 21, 25, or --ks) and banks the direct kernels
-// did not take: padded to the next compiled size and banks in direct launches (the defaults: padded_plan.hpp,
-// KernelVariants::splitBanks and directBanks) against the same plan without (the generic kernel, or the FFT where auto
-// finds it cheaper than that: what these run unpadded) and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
+// Kernel sizes without compiled kernels (default K = 3, 4, 5, 11, 13, 21, 25, or --ks) and banks of more than two
+// kernels: the product's route (padded to the next compiled size, padded_plan.hpp; banks in one direct launch or split
+// into launches of at most two; else the generic kernel, or the FFT where auto finds it cheaper) against the same plan
+// under algorithm=fft, where the FFT takes it, and NPP's 2-D filter on the same taps. GRAY8 Gaussian (separable
 // plan; box for even K), GRAY8 random full-rank kernel, RGBA Gaussian (alpha copied), banks of 3 and 4 random kernels
 // from GRAY8 to RGB and RGBA (output=channels: Combine::Channels) and a bank of 8 combined by max-abs (a compass
 // operator); replicate border, 1080p and 4K.
@@ -386,9 +387,9 @@ bool runPadded(const Options& opt, cudaStream_t s) {
     const std::vector<std::pair<int, int>> sizes =
         opt.onlyWidth > 0 ? std::vector<std::pair<int, int>>{{opt.onlyWidth, opt.onlyHeight}}
                           : std::vector<std::pair<int, int>>{{1920, 1080}, {3840, 2160}};
-    std::printf("Sizes without compiled kernels: padded (default) against unpadded (auto: the generic kernel or the "
-                "FFT) and NPP; GPU time (µs) as above\n\n| case | size | K | padded µs | path | unpadded µs | path | "
-                "NPP µs | padded/unpadded | padded/NPP | notes |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("Sizes without compiled kernels: the route (padded where that applies) against algorithm=fft and NPP; "
+                "GPU time (µs) as above\n\n| case | size | K | padded µs | path | FFT µs | path | "
+                "NPP µs | padded/FFT | padded/NPP | notes |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (auto [w, h] : sizes) {
         const std::string sizeName = std::to_string(w) + "x" + std::to_string(h);
         std::vector<std::vector<std::uint8_t>> grayHost, rgbaHost;
@@ -439,17 +440,20 @@ bool runPadded(const Options& opt, cudaStream_t s) {
                 Timing times[2];
                 std::string paths[2];
                 for (int padded = 1; padded >= 0; --padded) {
-                    cuda_detail::KernelVariants variants;
-                    variants.padSizes = variants.splitBanks = variants.directBanks = padded == 1;
-                    auto conv = cuda_detail::makeCudaConvolver(c.plan, variants);
+                    ConvolvePlan plan = c.plan;
+                    if (padded == 0) {  // algorithm=fft, where the FFT takes the plan
+                        if (!cuda_detail::fftSupports(plan)) continue;
+                        plan.algorithm = ConvolveAlgorithm::Fft;
+                    }
+                    auto conv = makeCudaConvolver(plan);
                     conv->prepare(w, h);
                     auto launch = [&](int f) { conv->process(in[f].view, out.view, s); };
                     const std::string e = verify(c.plan, launch, *c.hosts, out, s);
                     if (!e.empty()) {
                         ok = false;
-                        notes += (padded ? "padded: " : "unpadded: ") + e + "; ";
+                        notes += (padded ? "padded: " : "fft: ") + e + "; ";
                     }
-                    paths[padded] = cuda_detail::routeName(c.plan, in[0].view, out.view, variants);
+                    paths[padded] = cuda_detail::routeName(plan, in[0].view, out.view);
                     times[padded] = medianMicros(launch, int(in.size()), opt, s);
                 }
                 Timing npp;
@@ -466,7 +470,8 @@ bool runPadded(const Options& opt, cudaStream_t s) {
 #endif
                 std::printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name.c_str(),
                             sizeName.c_str(), k, fmt(times[1].gpu).c_str(), paths[1].c_str(), fmt(times[0].gpu).c_str(),
-                            paths[0].c_str(), fmt(npp.gpu).c_str(), fmt(times[1].gpu / times[0].gpu, 3).c_str(),
+                            paths[0].c_str(), fmt(npp.gpu).c_str(),
+                            fmt(times[0].gpu > 0 ? times[1].gpu / times[0].gpu : -1, 3).c_str(),
                             fmt(npp.gpu > 0 ? times[1].gpu / npp.gpu : -1, 2).c_str(), notes.c_str());
                 std::fflush(stdout);
             }
@@ -576,20 +581,19 @@ int main(int argc, char** argv) {
         }
         for (int k : ks) {
             auto run = [&](const std::string& path, ConvolvePlan plan, std::vector<Plane>& in,
-                           std::vector<std::vector<std::uint8_t>>& hosts, Plane& out,
-                           const cuda_detail::KernelVariants& variants = {}) -> Row& {
+                           std::vector<std::vector<std::uint8_t>>& hosts, Plane& out) -> Row& {
                 Row r;
                 r.path = path;
                 r.size = sizeName;
                 r.k = k;
-                auto conv = cuda_detail::makeCudaConvolver(plan, variants);
+                auto conv = makeCudaConvolver(plan);
                 r.status = verify(plan, [&](int f) { conv->process(in[f].view, out.view, s); }, hosts, out, s);
                 if (!r.status.empty()) failed = true;
                 r.ours = medianMicros([&](int f) { conv->process(in[f].view, out.view, s); }, int(in.size()), opt, s);
                 conv->process(in[0].view, out.view, s);  // leaves frame 0's result for the NPP comparison
                 CUDAFILTERS_CHECK(cudaStreamSynchronize(s));
                 r.status = std::string(cuda_detail::pathName(plan)) + " (" +
-                           cuda_detail::routeName(plan, in[0].view, out.view, variants) + ")" +
+                           cuda_detail::routeName(plan, in[0].view, out.view) + ")" +
                            (r.status.empty() ? "" : ": " + r.status);
                 rows.push_back(r);
                 return rows.back();
@@ -600,35 +604,6 @@ int main(int argc, char** argv) {
             d.kernels = {randomKernel(k, 100 + k)};
             d.border = Border::Replicate;
             const ConvolvePlan directPlan = ConvolvePlan::make(d, SampleType::U8, 1);
-            // K = 3: the tiled kernel (variant -1) and the barrier-free one (0) at every size (the one-channel tile
-            // and register-window kernels off), then the default.
-            if (k == 3) {
-                for (int v = -1; v <= 0; ++v) {
-                    cuda_detail::KernelVariants variants;
-                    variants.smallDirect = v;
-                    variants.grayTile = -1;
-                    variants.registerWindow = -1;
-                    run("direct variant " + std::to_string(v), directPlan, gray, grayHost, grayOut, variants);
-                }
-            }
-            // K = 5: the tiled kernel (the one-channel tile and register-window kernels off).
-            if (k == 5) {
-                cuda_detail::KernelVariants variants;
-                variants.grayTile = -1;
-                variants.registerWindow = -1;
-                run("direct variant -1", directPlan, gray, grayHost, grayOut, variants);
-            }
-            if (k <= 5) {  // the one-channel tile kernel (the register-window kernel off)
-                cuda_detail::KernelVariants variants;
-                variants.registerWindow = -1;
-                run("direct one-channel tile", directPlan, gray, grayHost, grayOut, variants);
-            }
-            for (int v = 1; v <= 2 && k <= 5; ++v) {  // the register-window kernel, 8- and 16-row segments
-                cuda_detail::KernelVariants variants;
-                variants.registerWindow = v;
-                run("direct register-window variant " + std::to_string(v), directPlan, gray, grayHost, grayOut,
-                    variants);
-            }
             Row& direct = run("direct", directPlan, gray, grayHost, grayOut);
 #ifdef CUDAFILTERS_HAVE_NPP
             {
@@ -659,30 +634,6 @@ int main(int argc, char** argv) {
                 return ConvolvePlan::make(desc, SampleType::U8, channels);
             };
             ConvolvePlan sepPlan = gaussianPlan(1);
-            if (k >= 7) {  // the tilings from K = 15, the streaming kernels (3, 4 and the u8 one, 6 …) from K = 7
-                for (int v = k >= 15 ? 0 : 3; v < cuda_detail::kSeparableVariants; ++v) {
-                    if (v == 5) continue;  // the default, below
-                    cuda_detail::KernelVariants variants;
-                    variants.separable = v;
-                    run("separable variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut, variants);
-                }
-            }
-            if (k <= 7) {  // the separable tile kernel, and (K ≤ 5) the one-channel tile kernel on the full taps
-                cuda_detail::KernelVariants variants;
-                variants.grayTile = -1;
-                variants.registerWindow = -1;
-                run("separable kernel", sepPlan, gray, grayHost, grayOut, variants);
-                variants.grayTile = 0;
-                if (k <= 5) run("separable one-channel tile", sepPlan, gray, grayHost, grayOut, variants);
-            }
-            if (k <= 7) {  // the register-window kernel with segments of 8, 16, 32, 64 rows
-                for (int v = 1; v <= 4; ++v) {
-                    cuda_detail::KernelVariants variants;
-                    variants.registerWindow = v;
-                    run("separable register-window variant " + std::to_string(v), sepPlan, gray, grayHost, grayOut,
-                        variants);
-                }
-            }
             Row& sep = run("separable", sepPlan, gray, grayHost, grayOut);
             ConvolvePlan forced = sepPlan;
             forced.separable = false;
@@ -711,8 +662,7 @@ int main(int argc, char** argv) {
             }
             b.border = Border::Replicate;
             run("bank2 magnitude", ConvolvePlan::make(b, SampleType::U8, 1), gray, grayHost, grayOut);
-            // Colour: the direct kernel on interleaved RGB and RGBA (alpha copied), first the per-channel tiled
-            // kernel (KernelVariants::interleaved = -1), then the default (the interleaved-pixel kernel for K <= 9).
+            // Colour: the direct kernel on interleaved RGB and RGBA (alpha copied).
             ConvolveDesc rgbaDesc = d;
             rgbaDesc.channelMask = 0x7;
             for (int channels : {3, 4}) {
@@ -722,14 +672,6 @@ int main(int argc, char** argv) {
                 std::vector<std::vector<std::uint8_t>>& hosts = channels == 3 ? rgbHost : rgbaHost;
                 Plane& out = channels == 3 ? rgbOut : rgbaOut;
                 const std::string name = channels == 3 ? "RGB direct" : "RGBA direct";
-                cuda_detail::KernelVariants perChannel;
-                perChannel.interleaved = -1;
-                run(name + " per-channel", colourPlan, in, hosts, out, perChannel);
-                for (int v = 1; v <= 2 && k == 3; ++v) {
-                    cuda_detail::KernelVariants variants;
-                    variants.registerWindow = v;
-                    run(name + " register-window variant " + std::to_string(v), colourPlan, in, hosts, out, variants);
-                }
                 Row& colour = run(name, colourPlan, in, hosts, out);
 #ifdef CUDAFILTERS_HAVE_NPP
                 const std::vector<std::uint8_t> ours = download(out.view);
@@ -741,97 +683,11 @@ int main(int argc, char** argv) {
                 (void)colour;
 #endif
             }
-            // RGBA Gaussian (separable plan, alpha copied): the per-channel separable kernel (variant 2), the
-            // interleaved direct kernel on the full taps (1), the interleaved separable kernel (3), then the default
-            // (the faster of the interleaved two: direct for K <= 5, separable for K = 7, 9).
+            // Gaussians (separable plans): two channels (a UV plane), RGB, RGBA with the alpha copied.
             {
                 const ConvolvePlan rgPlan = gaussianPlan(4, 0x7);
-                for (int v : {2, 1, 3}) {
-                    cuda_detail::KernelVariants variants;
-                    variants.registerWindow = -1;
-                    variants.interleaved = v;
-                    variants.separable = 2;  // the per-channel tile kernel under 2
-                    run(std::string("RGBA gaussian ") + (v == 2   ? "per-channel separable"
-                                                          : v == 1 ? "interleaved direct"
-                                                                   : "interleaved separable"),
-                        rgPlan, rgba, rgbaHost, rgbaOut, variants);
-                }
-                // The streaming separable kernels (one grid for every channel).
-                for (int v : {3, 4, 6, 7, 8, 9, 10, 11}) {
-                    if (k < 7) break;
-                    cuda_detail::KernelVariants variants;
-                    variants.interleaved = 2;
-                    variants.separable = v;
-                    run("RGBA gaussian streaming separable variant " + std::to_string(v), rgPlan, rgba, rgbaHost,
-                        rgbaOut, variants);
-                }
-                for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
-                    cuda_detail::KernelVariants variants;
-                    variants.registerWindow = v;
-                    run("RGBA gaussian register-window variant " + std::to_string(v), rgPlan, rgba, rgbaHost, rgbaOut,
-                        variants);
-                }
-
-                if (k <= 7) {  // two channels (a UV plane): the kernels before the register-window one, the default
-                    const ConvolvePlan uvPlan = gaussianPlan(2);
-                    cuda_detail::KernelVariants before;
-                    before.registerWindow = -1;
-                    run("2-channel gaussian before register-window", uvPlan, pair, pairHost, pairOut, before);
-                    for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
-                        cuda_detail::KernelVariants window;
-                        window.registerWindow = v;
-                        run("2-channel gaussian register-window variant " + std::to_string(v), uvPlan, pair, pairHost,
-                            pairOut, window);
-                    }
-                    if (k < 7) run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
-                }
-                if (k >= 7) {  // the streaming kernel (two waves), then the default
-                    const ConvolvePlan uvPlan = gaussianPlan(2);
-                    cuda_detail::KernelVariants before;
-                    if (k <= 9) {  // the default where the u8 streaming kernel does not apply
-                        cuda_detail::KernelVariants interleaved;
-                        interleaved.interleaved = 3;
-                        interleaved.registerWindow = -1;
-                        run("2-channel gaussian interleaved separable", uvPlan, pair, pairHost, pairOut, interleaved);
-                    }
-                    before.separable = 4;
-                    run("2-channel gaussian streaming separable variant 4", uvPlan, pair, pairHost, pairOut, before);
-                    for (int v : {6, 7, 8, 9, 10, 11}) {
-                        before.separable = v;
-                        run("2-channel gaussian streaming separable variant " + std::to_string(v), uvPlan, pair,
-                            pairHost, pairOut, before);
-                    }
-                    run("2-channel gaussian", uvPlan, pair, pairHost, pairOut);
-                }
-                // RGB against the default (the register-window kernel to K = 5, the streaming kernel from K = 7):
-                // up to K = 5 the interleaved direct kernel on the full taps, at K = 7 and 9 the interleaved separable
-                // kernel, from K = 15 the per-channel tile kernel.
-                {
-                    const ConvolvePlan rgbPlan = gaussianPlan(3);
-                    cuda_detail::KernelVariants before;
-                    before.registerWindow = -1;
-                    if (k == 7 || k == 9) before.interleaved = 3;
-                    if (k >= 15) before.interleaved = before.separable = 2;
-                    run(k <= 5   ? "RGB gaussian interleaved direct"
-                        : k <= 9 ? "RGB gaussian interleaved separable"
-                                 : "RGB gaussian per-channel separable",
-                        rgbPlan, rgb, rgbHost, rgbOut, before);
-                    for (int v = 1; v <= 4 && k <= 5; ++v) {  // the register-window kernel, 8 … 64-row segments
-                        cuda_detail::KernelVariants window;
-                        window.registerWindow = v;
-                        run("RGB gaussian register-window variant " + std::to_string(v), rgbPlan, rgb, rgbHost, rgbOut,
-                            window);
-                    }
-                    if (k >= 7) {  // the streaming kernel (two waves)
-                        cuda_detail::KernelVariants stream;
-                        for (int v : {4, 6, 7, 8, 9, 10, 11}) {
-                            stream.separable = v;
-                            run("RGB gaussian streaming separable variant " + std::to_string(v), rgbPlan, rgb, rgbHost,
-                                rgbOut, stream);
-                        }
-                    }
-                    run("RGB gaussian", rgbPlan, rgb, rgbHost, rgbOut);
-                }
+                run("2-channel gaussian", gaussianPlan(2), pair, pairHost, pairOut);
+                run("RGB gaussian", gaussianPlan(3), rgb, rgbHost, rgbOut);
                 Row& g = run("RGBA gaussian", rgPlan, rgba, rgbaHost, rgbaOut);
 #ifdef CUDAFILTERS_HAVE_NPP
                 const std::vector<std::uint8_t> ours = download(rgbaOut.view);

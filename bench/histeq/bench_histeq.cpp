@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Kernel benchmark of the CUDA equalizer: global (histogram + LUT + apply, under every GlobalVariant) side by side
-// with NPP's nppiHistogramEven_8u_C1R_Ctx + nppiLUT_8u_C1R_Ctx (when built with NPP), and CLAHE 8×8 clip 2.
+// Kernel benchmark of the CUDA equalizer, the kernels each frame takes (histeq_launch.hpp): global GRAY8 (the
+// block-LUT kernels, the apply overlapped where the device runs programmatic dependent launches) side by side with
+// NPP's nppiHistogramEven_8u_C1R_Ctx + nppiLUT_8u_C1R_Ctx (when built with NPP), and CLAHE 8×8 clip 2.
 //
 // GRAY8, 1920×1080 and 3840×2160; then RGBA global equalization in luma mode (the default of cudahisteq) on
-// natural-ish content (blobs and noise per channel) and on colour bars (large flat areas), under GlobalLuma::Chunks
-// (16-byte chunks) and GlobalLuma::Pixels (the tile kernels, which frames of unaligned rows still take); then RGBA
-// CLAHE 8×8 clip 2 in luma mode on the same contents under ClaheLuma::Chunks (at 4, the default, 2 and 8 histogram
-// blocks per SM) and ClaheLuma::Pixels (the tile kernels, which frames of unaligned rows still take); then the same
-// for packed RGB (3 channels, chunks of 48 bytes; the chunk kernels at the default histogram blocks only). Each figure is
-// the median of `--runs` frames timed one by one with CUDA events after warm-up, rotating over several input frames
-// (never zeros). Before timing, the CUDA output is checked against the reference on one frame (0 differing
-// bytes) after poisoning the output.
+// natural-ish content (blobs and noise per channel) and on colour bars (large flat areas), by the luma chunk kernels
+// (16-byte chunks); then RGBA CLAHE 8×8 clip 2 in luma mode on the same contents by the CLAHE luma chunk kernels
+// (16-byte chunks, bands); then the same for packed RGB (3 channels, chunks of 48 bytes). Each figure is the median
+// of `--runs` frames timed one by one with CUDA events after warm-up, rotating over several input frames (never
+// zeros). Before timing, the CUDA output is checked against the reference on one frame (0 differing bytes) after
+// poisoning the output.
 //
 // usage: bench-histeq [--runs N] [--frames N] [--only TEXT]   (--only: the cases whose name holds TEXT)
 #include "../common/kernel_timing.hpp"
@@ -29,6 +28,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -105,21 +105,29 @@ std::vector<std::uint8_t> download(const Plane& p) {
 }
 
 // Warm-up, then the median of launches on an idle GPU (host launch latency included; bench-convolve's "launch").
+// The first case runs for half a second before it is timed: an idle GPU's clocks take that long to rise, and the
+// first row would otherwise be timed at idle clocks.
 double medianMicroseconds(int runs, int frames, cudaStream_t stream, const std::function<void(int)>& work) {
+    static bool clocksUp = false;
+    for (auto start = std::chrono::steady_clock::now();
+         !clocksUp && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500);) {
+        for (int i = 0; i < 50; ++i) work(i % frames);
+        CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));
+    }
+    clocksUp = true;
     for (int i = 0; i < 10; ++i) work(i % frames);
     CUDAFILTERS_CHECK(cudaStreamSynchronize(stream));
     return benchcommon::medianEventMicros(work, frames, runs, false, stream);
 }
 
-std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, const detail::KernelVariants& variants,
-                                         int channels = 1) {
-    return detail::makeCudaEqualizer(EqualizePlan::make(desc, SampleType::U8, channels), variants);
+std::unique_ptr<Equalizer> cudaEqualizer(const EqualizeDesc& desc, int channels = 1) {
+    return makeCudaEqualizer(EqualizePlan::make(desc, SampleType::U8, channels));
 }
 
-bool checkAgainstReference(const EqualizeDesc& desc, const detail::KernelVariants& variant, const Plane& in,
-                           const std::vector<std::uint8_t>& host, const Plane& out, cudaStream_t stream) {
+bool checkAgainstReference(const EqualizeDesc& desc, const Plane& in, const std::vector<std::uint8_t>& host,
+                           const Plane& out, cudaStream_t stream) {
     const int channels = in.view.channels;
-    auto gpu = cudaEqualizer(desc, variant, channels);
+    auto gpu = cudaEqualizer(desc, channels);
     auto ref = reference::makeEqualizer(desc, SampleType::U8, channels);
     std::vector<std::uint8_t> expected(host.size());
     ImageView hin{const_cast<std::uint8_t*>(host.data()), in.view.width, in.view.height, rowBytes(in.view),
@@ -150,7 +158,7 @@ int main(int argc, char** argv) {
     CUDAFILTERS_CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("device: %s (sm_%d%d), runs %d, frames %d\n", prop.name, prop.major, prop.minor, runs, frames);
     std::printf("overlapped launch (programmatic dependent launch): %s\n",
-                detail::overlapSupported() ? "yes" : "no, that variant runs as block LUT");
+                detail::overlapSupported() ? "yes" : "no, the global rows run as block LUT");
     Stream stream = Stream::create();
 
     struct Row { std::string work, size; double ours, peer; const char* peerName; bool exact; };
@@ -175,42 +183,22 @@ int main(int argc, char** argv) {
         EqualizeDesc claheSmooth = clahe;
         claheSmooth.smoothing = 0.9;
 
-        struct Case { std::string name; EqualizeDesc desc; detail::KernelVariants variant; };
-        std::vector<Case> cases;
-        for (int v = 0; v < detail::kGlobalVariants; ++v) {
-            detail::KernelVariants variant;
-            variant.global = detail::GlobalVariant(v);
-            const std::string suffix = std::string(" (") + detail::globalVariantName(variant.global) + ")";
-            cases.push_back({"global" + suffix, global, variant});
-            cases.push_back({"global+stats" + suffix, globalStats, variant});
-        }
-        cases.push_back({"clahe 8x8 clip 2", clahe, {}});
-        cases.push_back({"clahe 8x8 clip 2 a=0.9", claheSmooth, {}});
-        // CLAHE's apply variants (chunks: the per-chunk kernel beside the band kernel), the histogram pass's blocks
-        // per SM (2: the default) and fixed band lengths against one wave of bands (the default).
-        for (int apply = 0; apply < detail::kClaheApplyVariants; ++apply)
-            for (int blocksPerSm : {2, 4})
-                for (int bandRows : {0, 32}) {
-                    detail::KernelVariants variant;
-                    variant.claheApply = detail::ClaheApply(apply);
-                    variant.histogramBlocksPerSm = blocksPerSm;
-                    variant.bandRows = bandRows;
-                    if (variant.claheApply == detail::ClaheApply::Chunks && bandRows != 0) continue;
-                    cases.push_back({std::string("clahe 8x8 clip 2 (") + detail::claheApplyName(variant.claheApply) +
-                                         ", " + std::to_string(blocksPerSm) + " histogram blocks/SM" +
-                                         (apply ? bandRows ? ", " + std::to_string(bandRows) + "-row bands" : ", one wave of bands" : "") + ")",
-                                     clahe, variant});
-                }
+        struct Case { std::string name; EqualizeDesc desc; };
+        // (The global rows keep the name of the kernels they take where the device runs the apply overlapped.)
+        const std::vector<Case> cases = {{"global (block LUT, overlapped launch)", global},
+                                         {"global+stats (block LUT, overlapped launch)", globalStats},
+                                         {"clahe 8x8 clip 2", clahe},
+                                         {"clahe 8x8 clip 2 a=0.9", claheSmooth}};
         for (const Case& c : cases) {
             if (!wanted(c.name)) continue;
-            const bool exact = checkAgainstReference(c.desc, c.variant, in[0], host[0], out, stream.get());
-            auto eq = cudaEqualizer(c.desc, c.variant);
+            const bool exact = checkAgainstReference(c.desc, in[0], host[0], out, stream.get());
+            auto eq = cudaEqualizer(c.desc);
             const double us = medianMicroseconds(runs, frames, stream.get(),
                                                  [&](int f) { eq->process(in[f].view, out.view, stream.get()); });
             rows.push_back({c.name, size, us, 0, "", exact});
         }
 
-        // RGBA, then RGB, global equalization in luma mode: the chunk kernels and the tile kernels, on two contents.
+        // RGBA, then RGB, global equalization in luma mode (the luma chunk kernels), on two contents.
         for (int channels : {4, 3})
         for (const char* content : {"blobs+noise", "colour bars"}) {
             const bool bars = content[0] == 'c';
@@ -227,42 +215,24 @@ int main(int argc, char** argv) {
             smoothedGlobal.smoothing = 0.9;
             struct LumaCase { const char* name; EqualizeDesc desc; };
             const LumaCase lumaCases[] = {{"", global}, {"+stats", globalStats}, {" a=0.9", smoothedGlobal}};
-            auto runRgba = [&](const std::string& name, const EqualizeDesc& desc,
-                               const detail::KernelVariants& variant) {
+            auto runRgba = [&](const std::string& name, const EqualizeDesc& desc) {
                 if (!wanted(name)) return;
-                const bool exact = checkAgainstReference(desc, variant, rgba[0], rgbaHost[0], rgbaOut, stream.get());
-                auto eq = cudaEqualizer(desc, variant, channels);
+                const bool exact = checkAgainstReference(desc, rgba[0], rgbaHost[0], rgbaOut, stream.get());
+                auto eq = cudaEqualizer(desc, channels);
                 const double us = medianMicroseconds(runs, frames, stream.get(), [&](int f) {
                     eq->process(rgba[f].view, rgbaOut.view, stream.get());
                 });
                 rows.push_back({name, size, us, 0, "", exact});
             };
             for (const LumaCase& lc : lumaCases)
-                for (detail::GlobalLuma v : {detail::GlobalLuma::Chunks, detail::GlobalLuma::Pixels}) {
-                    detail::KernelVariants variant;
-                    variant.globalLuma = v;
-                    runRgba(layout + " global" + lc.name + " luma, " + content + " (" +
-                                detail::globalLumaName(v) + ")",
-                            lc.desc, variant);
-                }
-            // CLAHE in luma mode: the chunk kernels at their default (4), 2 and 8 histogram blocks per SM, and the
-            // tile kernels; smoothing and statistics on the defaults.
+                runRgba(layout + " global" + lc.name + " luma, " + content + " (16-byte chunks)", lc.desc);
+            // CLAHE in luma mode (the CLAHE luma chunk kernels); smoothing and statistics.
             EqualizeDesc claheStats = clahe;
             claheStats.statistics = true;
             const LumaCase claheCases[] = {{"", clahe}, {"+stats", claheStats}, {" a=0.9", claheSmooth}};
             for (const LumaCase& lc : claheCases)
-                for (detail::ClaheLuma v : {detail::ClaheLuma::Chunks, detail::ClaheLuma::Pixels})
-                    for (int blocksPerSm : {0, 2, 8}) {
-                        if (blocksPerSm && (v == detail::ClaheLuma::Pixels || lc.name[0] || channels == 3)) continue;
-                        detail::KernelVariants variant;
-                        variant.claheLuma = v;
-                        variant.histogramBlocksPerSm = blocksPerSm;
-                        runRgba(layout + " clahe 8x8 clip 2" + lc.name + " luma, " + content + " (" +
-                                    detail::claheLumaName(v) +
-                                    (blocksPerSm ? ", " + std::to_string(blocksPerSm) + " histogram blocks/SM" : "") +
-                                    ")",
-                                lc.desc, variant);
-                    }
+                runRgba(layout + " clahe 8x8 clip 2" + lc.name + " luma, " + content + " (16-byte chunks, bands)",
+                        lc.desc);
         }
 
 #ifdef CUDAFILTERS_HAVE_NPP

@@ -49,10 +49,7 @@ if ((run_sanitizers)); then
     filter+=':*DirectKernel.*/k5_7x3_constant:*DirectKernel.*/k9_385x289_reflect:*DirectKernel.*/k3_bank2_u16_wrap_odd'
     filter+=':*DirectKernel.*/k7_64x40_wrap:*SeparableKernel.*/k31_rgba_wrap:*SeparableKernel.*/k31_u16_constant_odd'
     filter+=':*SeparableKernel.*/k9_200x150_reflect_odd:*SeparableKernel.*/k5_1x1_wrap:*385x289_k5_reflect_real'
-    filter+=':*SmallDirectKernel.*/v0_k3_7x3_constant:*SmallDirectKernel.*/v0_k3_130x70_reflect'
-    filter+=':*SmallDirectKernel.*/v0_k3_516x131_replicate:*SmallDirectKernel.*/v0_k3_13x2_wrap'
-    filter+=':*SmallDirectKernel.*/v0_k3_385x289_reflect101:*SmallDirectKernel.*/v0_k3_5x9_constant'
-    filter+=':SeparableVariants.*'
+    filter+=':SeparableStream.*'
     filter+=':*InterleavedKernel.*/k3_c4_129x17*:*InterleavedKernel.*/k9_c3_7x3*:*InterleavedKernel.*/k5_c4_385x289*'
     filter+=':InterleavedKernel.*'
     for tool in memcheck racecheck; do

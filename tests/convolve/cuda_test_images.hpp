@@ -14,6 +14,7 @@
 
 #ifdef CUDAFILTERS_HAVE_CUDA
 #include "convolve_launch.hpp"
+#include "kernel_route.hpp"
 #include "padded_plan.hpp"
 
 #include <cudafilters/cuda_raii.hpp>
@@ -100,9 +101,28 @@ inline HostImage runCuda(const ConvolvePlan& plan, HostImage& input, bool oddPit
     return runCuda(*makeCudaConvolver(plan), input, oddPitch);
 }
 
-inline std::string cudaPath(const ConvolvePlan& plan, int width = 0, int height = 0,
-                            const cuda_detail::KernelVariants& variants = {}) {
-    return cuda_detail::pathName(plan, width, height, variants);
+// The generic kernel (any size and bank, taps in device memory) launched directly on `plan` as it is, unpadded and
+// unsplit: what padded plans and split banks are compared with byte for byte.
+inline HostImage runGenericKernel(const ConvolvePlan& plan, HostImage& input) {
+    DevicePlane src(input.width(), input.height(), input.channels(), input.type(), false);
+    DevicePlane dst(input.width(), input.height(), plan.outputChannels, plan.type, false);
+    src.upload(input);
+    dst.poisonRows();
+    std::vector<float> taps;
+    for (const Kernel2D& k : plan.kernels) taps.insert(taps.end(), k.taps.begin(), k.taps.end());
+    float* deviceTaps = nullptr;
+    CUDAFILTERS_CHECK(cudaMalloc(&deviceTaps, taps.size() * sizeof(float)));
+    CUDAFILTERS_CHECK(cudaMemcpy(deviceTaps, taps.data(), taps.size() * sizeof(float), cudaMemcpyHostToDevice));
+    cuda_detail::launchGeneric(plan.type, plan.mode, int(plan.kernels.size()), plan.kernelWidth, plan.kernelHeight,
+                               cuda_detail::makeFrame(plan, src.view, dst.view), deviceTaps, nullptr);
+    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+    CUDAFILTERS_CHECK(cudaFree(deviceTaps));
+    EXPECT_TRUE(dst.paddingIntact()) << "destination padding written";
+    return dst.download();
+}
+
+inline std::string cudaPath(const ConvolvePlan& plan, int width = 0, int height = 0) {
+    return cuda_detail::pathName(plan, width, height);
 }
 
 #else

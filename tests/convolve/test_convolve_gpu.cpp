@@ -431,74 +431,8 @@ INSTANTIATE_TEST_SUITE_P(Sweep, DirectKernel, ::testing::ValuesIn(directCases())
 
 namespace {
 
-// The barrier-free small-K kernel (forced on at every size) through launchDirect: interior and edge threads,
-// widths that are not a multiple of 4 (last word partly outside), heights below one strip, frames of a single block
-// and of many, every border, integer (exact) and real taps. Word-aligned pitches (its precondition).
-struct SmallCase {
-    std::string name;
-    int variant, k, width, height;
-    Border border;
-    bool integer;
-};
-
-std::vector<SmallCase> smallCases() {
-    std::vector<SmallCase> out;
-    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
-    const std::pair<int, int> shapes[] = {{1, 1}, {7, 3}, {5, 9}, {13, 2}, {130, 70}, {385, 289}, {516, 131}, {1921, 1081}};
-    for (int v = 0; v < 1; ++v)
-        for (int k : {3})
-            for (auto [w, h] : shapes)
-                for (int bi = 0; bi < 5; ++bi) {
-                    if (w == 1921 && bi % 2 == 1) continue;
-                    out.push_back({"v" + std::to_string(v) + "_k" + std::to_string(k) + "_" + std::to_string(w) + "x" +
-                                       std::to_string(h) + "_" + borderName(borders[bi]),
-                                   v, k, w, h, borders[bi], (bi + w) % 2 == 0});
-                }
-    return out;
-}
-
-class SmallDirectKernel : public ::testing::TestWithParam<SmallCase> {};
-
-}  // namespace
-
-TEST_P(SmallDirectKernel, MatchesReference) {
-    SKIP_WITHOUT_DEVICE();
-#ifdef CUDAFILTERS_HAVE_CUDA
-    const SmallCase& c = GetParam();
-    ConvolveDesc d = kernelDesc(randomKernel(c.k, c.k, 70 + c.k + c.width, c.integer), c.border, c.integer ? 16 : 0,
-                                c.integer ? 9 : 20.5, 77.25);
-    const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
-    HostImage input(c.width, c.height, 1, SampleType::U8);
-    input.fillRandom(c.k * 17 + c.width + c.height);
-    DevicePlane src(c.width, c.height, 1, SampleType::U8, false);
-    DevicePlane dst(c.width, c.height, 1, SampleType::U8, false);
-    src.upload(input);
-    dst.poisonRows();
-    const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-    cuda_detail::KernelVariants variants;
-    variants.smallDirect = c.variant;
-    variants.grayTile = -1;  // (the default, taken ahead of this kernel)
-    EXPECT_TRUE(cuda_detail::smallDirectApplies(c.k, 1, frame, variants.smallDirect));
-    EXPECT_EQ(cuda_detail::smallDirectApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.smallDirect),
-              c.width * c.height >= 4000000);
-    EXPECT_FALSE(cuda_detail::smallDirectApplies(c.k, 1, frame, -1));
-    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
-    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-    EXPECT_TRUE(src.paddingIntact());
-    EXPECT_TRUE(dst.paddingIntact());
-    const Difference diff = compareImages(dst.download(), runReference(plan, input));
-    EXPECT_LE(diff.maxAbs, c.integer ? 0 : 1) << describe(diff);
-#endif
-}
-
-INSTANTIATE_TEST_SUITE_P(Sweep, SmallDirectKernel, ::testing::ValuesIn(smallCases()),
-                         [](const auto& info) { return info.param.name; });
-
-
-namespace {
-
-// The interleaved-pixel kernel (3 and 4 channels, K = 3, 5, 7, 9; its one-channel instance, K = 3 and 5, under
-// KernelVariants::grayTile) forced on through launchDirect: frames smaller than
+// The interleaved-pixel kernel (2 to 4 channels, K = 3, 5, 7, 9; its one-channel instance, K = 3 and 5) through its
+// launchers (launchInterleavedU8, launchGrayTileU8), on frames the routing table may give other kernels: frames smaller than
 // one 128 × 16 tile, one tile plus a column and a row, many tiles; every border; channel masks that copy some
 // channels; source rows 16-byte aligned (RGBA: 16-byte loads), only 4-byte aligned (word loads) and odd (every load
 // sample by sample through borderIndex); destinations aligned and odd (narrow stores); integer taps (exact, with
@@ -565,18 +499,13 @@ TEST_P(InterleavedKernel, MatchesReference) {
     const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src, dst.view);
     EXPECT_EQ(frame.rowAlign, c.rowAlign);
     const bool gray = c.channels == 1;
-    cuda_detail::KernelVariants variants;
-    variants.interleaved = 0;
-    variants.grayTile = gray ? 0 : -1;
-    EXPECT_EQ(cuda_detail::interleavedApplies(c.k, 1, frame, 0, false), !gray);
-    EXPECT_EQ(cuda_detail::interleavedApplies(c.k, 1, frame, 1, false), !gray);
-    EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 1, frame, -1, false));
-    EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 2, frame, 0, false));
-    EXPECT_EQ(cuda_detail::grayTileApplies(c.k, 1, frame, 0), gray);
-    EXPECT_EQ(cuda_detail::grayTileApplies(c.k, 1, frame, cuda_detail::KernelVariants{}.grayTile), gray);
-    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 1, frame, -1));
-    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 2, frame, 0));
-    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
+    EXPECT_EQ(cuda_detail::interleavedApplies(c.k, 1, frame), !gray);
+    EXPECT_FALSE(cuda_detail::interleavedApplies(c.k, 2, frame));
+    EXPECT_EQ(cuda_detail::grayTileApplies(c.k, 1, frame), gray);
+    EXPECT_FALSE(cuda_detail::grayTileApplies(c.k, 2, frame));
+    const float* taps = plan.kernels[0].taps.data();
+    EXPECT_TRUE(gray ? cuda_detail::launchGrayTileU8(c.k, 1, frame, taps, nullptr)
+                     : cuda_detail::launchInterleavedU8(c.k, 1, frame, taps, nullptr));
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     EXPECT_TRUE(dst.paddingIntact());
     const HostImage out = dst.download();
@@ -588,10 +517,7 @@ TEST_P(InterleavedKernel, MatchesReference) {
     // The per-channel tiled kernel sums the same taps in the same order, and leaves the kept channels alone: the same
     // bytes, real taps and the poison of kept channels included.
     dst.poisonRows();
-    variants.interleaved = -1;
-    variants.grayTile = -1;
-    variants.smallDirect = -1;
-    cuda_detail::launchDirect(SampleType::U8, c.k, 1, frame, plan.kernels[0].taps.data(), nullptr, variants);
+    EXPECT_TRUE(cuda_detail::launchDirectTiledU8(c.k, 1, frame, taps, nullptr));
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     const Difference perChannel = compareImages(out, dst.download());
     EXPECT_EQ(perChannel.differing, 0) << "against the per-channel kernel: " << describe(perChannel);
@@ -615,10 +541,7 @@ TEST(InterleavedKernel, SaturatesAndRoundsHalfToEven) {
             const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, ch);
             HostImage input(203, 37, ch, SampleType::U8);
             input.fillRandom(ch + 5);
-            cuda_detail::KernelVariants variants;
-            variants.interleaved = 0;
-            auto conv = cuda_detail::makeCudaConvolver(plan, variants);
-            const HostImage out = runCuda(*conv, input);
+            const HostImage out = runCuda(plan, input);
             const HostImage ref = runReference(plan, input);
             const Difference diff = compareImages(out, ref);
             EXPECT_EQ(diff.maxAbs, 0) << ch << " channels, centre " << centre << ": " << describe(diff);
@@ -635,94 +558,51 @@ TEST(InterleavedKernel, SaturatesAndRoundsHalfToEven) {
 #endif
 }
 
-// Separable plans on interleaved pixels under every KernelVariants::interleaved: the per-channel kernels (-1), the
-// interleaved separable kernel (0, the default), the interleaved direct kernel on the full taps (1), the per-channel
-// separable kernel (2) all match the reference; RGBA with alpha copied, RGB, odd pitches, frames below one tile. The
-// interleaved separable kernel sums as the per-channel one does: the same bytes.
-TEST(InterleavedKernel, SeparablePlansMatchReferenceUnderEveryVariant) {
+// Separable plans on interleaved pixels (2 to 4 channels; RGBA with alpha copied, RGB, odd pitches, frames below one
+// tile) match the reference: K ≤ 5 through the interleaved direct kernel on the full taps or the register-window
+// kernel, K = 7 and 9 through the u8 streaming kernel where the rows are 16-byte aligned, else the interleaved
+// separable kernel (the routing table's rows, asserted).
+TEST(InterleavedKernel, SeparablePlansMatchReference) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
-    for (int v = -1; v < cuda_detail::kInterleavedVariants - 1; ++v)
-        for (int k : {3, 5, 7, 9})
-            for (auto [w, h, ch, b, odd] : {std::tuple{385, 289, 4, Border::Replicate, false},
-                                            {130, 19, 3, Border::Constant, true}, {7, 3, 4, Border::Wrap, true},
-                                            {200, 150, 3, Border::Reflect, false}, {98, 45, 2, Border::Reflect, true}}) {
-                ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
-                d.border = b;
-                d.borderValue = 200;
-                d.bias = 3;
-                d.channelMask = 0x7;
-                const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, ch);
-                ASSERT_TRUE(plan.separable);
-                cuda_detail::KernelVariants variants;
-                variants.interleaved = v;
-                auto conv = cuda_detail::makeCudaConvolver(plan, variants);
-                cuda_detail::ConvFrame shape;
-                shape.inChannels = shape.outChannels = ch;
-                shape.mask = plan.channelMask;
-                shape.copy = plan.copyMask;
-                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, true), v >= 0 && v != 2) << v;
-                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, shape, v, false), v >= 0) << v;
-                cuda_detail::ConvFrame leaveOne = shape;  // a channel neither filtered nor copied: merged into dst
-                leaveOne.mask = 0x5;
-                leaveOne.copy = 0;
-                EXPECT_EQ(cuda_detail::interleavedApplies(k, 1, leaveOne, v, false), v >= 0) << v;
-                HostImage input(w, h, ch, SampleType::U8);
-                input.fillRandom(k + w);
-                const HostImage out = runCuda(*conv, input, odd);
-                const Difference diff = compareImages(out, runReference(plan, input));
-                EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << "x" << ch << ": "
-                                          << describe(diff);
-                // The interleaved separable kernel (always under 3, from K = 7 under the default) sums as the
-                // per-channel one does: the same bytes.
-                if (v == 3 || (v == 0 && k >= 7)) {
-                    cuda_detail::KernelVariants perChannel;
-                    perChannel.interleaved = 2;
-                    auto reference = cuda_detail::makeCudaConvolver(plan, perChannel);
-                    const Difference same = compareImages(out, runCuda(*reference, input, odd));
-                    EXPECT_EQ(same.differing, 0) << "k" << k << " " << w << "x" << h << "x" << ch
-                                                 << " against the per-channel separable kernel: " << describe(same);
-                }
+    for (int k : {3, 5, 7, 9})
+        for (auto [w, h, ch, b, odd] : {std::tuple{385, 289, 4, Border::Replicate, false},
+                                        {130, 19, 3, Border::Constant, true}, {7, 3, 4, Border::Wrap, true},
+                                        {200, 150, 3, Border::Reflect, false}, {98, 45, 2, Border::Reflect, true}}) {
+            ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
+            d.border = b;
+            d.borderValue = 200;
+            d.bias = 3;
+            d.channelMask = 0x7;
+            const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, ch);
+            ASSERT_TRUE(plan.separable);
+            cuda_detail::ConvFrame shape;
+            shape.inChannels = shape.outChannels = ch;
+            shape.mask = plan.channelMask;
+            shape.copy = plan.copyMask;
+            EXPECT_TRUE(cuda_detail::interleavedApplies(k, 1, shape));
+            cuda_detail::ConvFrame leaveOne = shape;  // a channel neither filtered nor copied: merged into dst
+            leaveOne.mask = 0x5;
+            leaveOne.copy = 0;
+            EXPECT_TRUE(cuda_detail::interleavedApplies(k, 1, leaveOne));
+            HostImage input(w, h, ch, SampleType::U8);
+            input.fillRandom(k + w);
+            const std::string what = "k" + std::to_string(k) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                                     "x" + std::to_string(ch);
+            // Odd pitches leave the u8 streaming kernel out: K = 7 and 9 take the interleaved separable kernel.
+            if (odd && k >= 7 && h > k / 2) {
+                DevicePlane src(w, h, ch, SampleType::U8, true), dst(w, h, ch, SampleType::U8, true);
+                EXPECT_STREQ(cuda_detail::routeName(plan, src.view, dst.view), "separable-interleaved-u8") << what;
             }
+            const HostImage out = runCuda(plan, input, odd);
+            const Difference diff = compareImages(out, runReference(plan, input));
+            EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
+        }
 #endif
 }
 
-// Every separable variant (the tile kernel's tilings, the streaming kernel, the default), over the shapes of the
-// separable sweep.
-TEST(SeparableVariants, TallTilesMatchReference) {
-    SKIP_WITHOUT_DEVICE();
-#ifdef CUDAFILTERS_HAVE_CUDA
-    for (int v = 0; v < cuda_detail::kSeparableVariants; ++v)
-        for (int k : {15, 31})
-            for (auto [w, h, ch, b] : {std::tuple{385, 289, 1, Border::Replicate}, {200, 150, 1, Border::Reflect},
-                                       {7, 3, 1, Border::Constant}, {130, 70, 4, Border::Wrap},
-                                       {516, 131, 1, Border::Reflect101}}) {
-                ConvolveDesc d = presetDesc(Preset::Gaussian, k, 0.3 * k);
-                d.border = b;
-                d.borderValue = 200;
-                d.bias = 3;
-                d.channelMask = 0xB;
-                const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, ch);
-                HostImage input(w, h, ch, SampleType::U8);
-                input.fillRandom(k + w);
-                DevicePlane src(w, h, ch, SampleType::U8, false);
-                DevicePlane dst(w, h, ch, SampleType::U8, false);
-                src.upload(input);
-                dst.poisonRows();
-                cuda_detail::KernelVariants variants;
-                variants.separable = v;
-                cuda_detail::launchSeparable(SampleType::U8, k, cuda_detail::makeFrame(plan, src.view, dst.view),
-                                             plan.row.data(), plan.column.data(), nullptr, variants);
-                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                EXPECT_TRUE(dst.paddingIntact());
-                const Difference diff = compareImages(dst.download(), runReference(plan, input));
-                EXPECT_LE(diff.maxAbs, 1) << "variant " << v << " k" << k << " " << w << "x" << h << ": " << describe(diff);
-            }
-#endif
-}
-
-// The streaming separable kernel (KernelVariants::separable 3, 4 and where the default 5 takes it) sums as the tile
-// kernel does: the same bytes on
+// The streaming separable kernel, its row segments sized for one wave (frames below 4 Mpixel) and for two (from
+// 4 Mpixel), sums as the tile kernel does: the same bytes on
 // every shape, channel count and mask it is compiled for, and within 1 of the reference. Frames of one chunk or less,
 // odd pitches (sample by sample loads), strips narrower than a word at the right edge, a channel neither filtered nor
 // copied (kept as dst holds it), 4-channel rows aligned to 4 bytes but not 16 (4-byte words), and a frame tall
@@ -772,15 +652,16 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
             DevicePlane src(c.w, c.h, c.ch, c.type, c.odd, c.pitch);
             src.upload(input);
             std::vector<HostImage> outs;
-            constexpr int kVariants[] = {0, 3, 4, 5};
-            for (int v : kVariants) {
+            constexpr int kWaves[] = {0, 1, 2};  // 0: the tile kernel
+            for (int waves : kWaves) {
                 DevicePlane dst(c.w, c.h, c.ch, c.type, c.odd, c.pitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-                cuda_detail::KernelVariants variants;
-                variants.separable = v;
-                cuda_detail::launchSeparable(c.type, k, frame, plan.row.data(), plan.column.data(), nullptr,
-                                             variants);
+                if (waves == 0)
+                    cuda_detail::launchSeparableTile(c.type, k, frame, plan.row.data(), plan.column.data(), nullptr);
+                else
+                    EXPECT_TRUE(cuda_detail::launchSeparableStream(c.type, k, frame, plan.row.data(),
+                                                                   plan.column.data(), nullptr, waves));
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
                 EXPECT_TRUE(dst.paddingIntact());
                 outs.push_back(dst.download());
@@ -790,7 +671,7 @@ TEST(SeparableStream, SameBytesAsTheTileKernel) {
                                      std::to_string(c.copy);
             for (std::size_t i = 1; i < outs.size(); ++i) {
                 const Difference same = compareImages(outs[i], outs[0]);
-                EXPECT_EQ(same.differing, 0) << what << " variant " << kVariants[i] << ": " << describe(same);
+                EXPECT_EQ(same.differing, 0) << what << " waves " << kWaves[i] << ": " << describe(same);
             }
             if (c.copy == (((1u << c.ch) - 1u) & ~c.mask)) {
                 const Difference diff = compareImages(outs[1], runReference(plan, input));
@@ -822,16 +703,15 @@ template <typename Launch> std::vector<KernelLaunch> launchesBy(Launch&& launch)
     CUDAFILTERS_CHECK(cudaStreamDestroy(stream));
     return launches;
 }
-// The u8 separable kernel's launch for `choice` and how many of its blocks an SM holds (perSm 0: not one launch).
+// The u8 streaming kernel's launch and how many of its blocks an SM holds (perSm 0: not one launch).
 struct BytesLaunch {
     KernelLaunch launch;
     int perSm = 0;
 };
-BytesLaunch bytesLaunch(int k, const ConvolvePlan& plan, const cuda_detail::ConvFrame& frame,
-                        cuda_detail::BytesChoice choice) {
+BytesLaunch bytesLaunch(int k, const ConvolvePlan& plan, const cuda_detail::ConvFrame& frame) {
     const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
         EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, k, frame, plan.row.data(), plan.column.data(),
-                                                      stream, choice));
+                                                         stream));
     });
     BytesLaunch b;
     if (launches.size() != 1) return b;
@@ -1045,8 +925,7 @@ TEST(SeparableBytes, PitchesFrom4GiBTakeOtherKernels) {
 #endif
 }
 
-// The u8 streaming kernel of 1 to 4 channels (KernelVariants::separable 5, the default, and 6) sums as the tile kernel
-// does: the same bytes on every border, with bias and |.|, RGBA with the alpha copied (and a channel other than the
+// The u8 streaming kernel of 1 to 4 channels sums as the tile kernel does: the same bytes on every border, with bias and |.|, RGBA with the alpha copied (and a channel other than the
 // last copied), packed RGB (a channel copied too), frames narrower than a strip, widths not a multiple of 4, frames of
 // K rows or fewer, many strips and segments (chunks cut short by the segment's end), destination rows aligned to 4
 // bytes only; and within 1 of the reference. The default launches it (its name in the captured launch). Source rows
@@ -1113,24 +992,26 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
             std::vector<HostImage> outs;
             const std::string what = "k" + std::to_string(k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      "x" + std::to_string(c.ch) + " mask " + std::to_string(c.mask);
-            constexpr int kVariants[] = {0, 5, 6, 7, 8, 9, 10, 11};
-            for (int v : kVariants) {
+            for (bool staged : {false, true}) {
                 DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.dstPitch);
                 dst.poisonRows();
                 const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
                 EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, frame)) << what;
-                cuda_detail::KernelVariants variants;
-                variants.separable = v;
-                cuda_detail::launchSeparable(SampleType::U8, k, frame, plan.row.data(), plan.column.data(), nullptr,
-                                             variants);
+                if (staged) {
+                    EXPECT_STREQ(cuda_detail::routeName(plan, src.view, dst.view), "separable-staged-u8") << what;
+                    EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, k, frame, plan.row.data(),
+                                                                     plan.column.data(), nullptr))
+                        << what;
+                } else {
+                    cuda_detail::launchSeparableTile(SampleType::U8, k, frame, plan.row.data(), plan.column.data(),
+                                                     nullptr);
+                }
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                EXPECT_TRUE(dst.paddingIntact()) << what << " variant " << v;
+                EXPECT_TRUE(dst.paddingIntact()) << what << (staged ? " staged" : " tile");
                 outs.push_back(dst.download());
             }
-            for (std::size_t i = 1; i < outs.size(); ++i) {
-                const Difference same = compareImages(outs[i], outs[0]);
-                EXPECT_EQ(same.differing, 0) << what << " variant " << kVariants[i] << ": " << describe(same);
-            }
+            const Difference same = compareImages(outs[1], outs[0]);
+            EXPECT_EQ(same.differing, 0) << what << ": " << describe(same);
             const Difference diff = compareImages(outs[1], runReference(plan, input));
             EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
         }
@@ -1145,13 +1026,14 @@ TEST(SeparableBytes, SameBytesAsTheTileKernel) {
                                                     cuda_detail::makeFrame(plan, aligned.view, odd.view)));
     const cuda_detail::ConvFrame good = cuda_detail::makeFrame(plan, aligned.view, dstAligned.view);
     EXPECT_TRUE(cuda_detail::separableStagedU8Applies(SampleType::U8, 15, good));
-    auto defaultKernels = [&](const cuda_detail::ConvFrame& frame) {
-        return kernelsLaunchedBy([&](cudaStream_t stream) {
-            cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
-        });
+    auto kernels = [&](const DevicePlane& from) {
+        auto conv = makeCudaConvolver(plan);
+        return kernelsLaunchedBy([&](cudaStream_t stream) { conv->process(from.view, dstAligned.view, stream); });
     };
-    EXPECT_NE(defaultKernels(good).find("separableStagedU8Kernel"), std::string::npos) << defaultKernels(good);
-    const std::string oddKernels = defaultKernels(cuda_detail::makeFrame(plan, odd.view, dstAligned.view));
+    EXPECT_STREQ(cuda_detail::routeName(plan, aligned.view, dstAligned.view), "separable-staged-u8");
+    EXPECT_NE(kernels(aligned).find("separableStagedU8Kernel"), std::string::npos) << kernels(aligned);
+    EXPECT_STRNE(cuda_detail::routeName(plan, odd.view, dstAligned.view), "separable-staged-u8");
+    const std::string oddKernels = kernels(odd);
     EXPECT_EQ(oddKernels.find("separableStagedU8Kernel"), std::string::npos) << oddKernels;
     EXPECT_FALSE(oddKernels.empty());
     for (int k : {3, 5, 13}) EXPECT_FALSE(cuda_detail::separableStagedU8Applies(SampleType::U8, k, good)) << k;
@@ -1200,7 +1082,8 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
         DevicePlane src(300, 40, 4, SampleType::U8, false), dst(300, 40, 4, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
         const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
-            cuda_detail::launchSeparable(SampleType::U8, 15, frame, plan.row.data(), plan.column.data(), stream);
+            EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, 15, frame, plan.row.data(),
+                                                             plan.column.data(), stream));
         });
         const bool found = holdsBytesInstance(all, 15, 4, c.bias != 0.f, 3, c.skip, true);
         EXPECT_TRUE(found) << "mask " << c.mask << " copy " << c.copy << " bias " << c.bias << ": " << all;
@@ -1208,7 +1091,7 @@ TEST(SeparableBytes, CopiedAlphaLeftOutOfTheColumnPass) {
 #endif
 }
 
-// Two to four channels: BytesChoice::Best takes one barrier a chunk (OVERLAP) where it measured faster
+// Two to four channels: the u8 streaming kernel takes one barrier a chunk (OVERLAP) where it measured faster
 // (oneBarrierBest: everywhere but packed RGB at K = 7 and 15 from 1.5 to 4 Mpixel, at K = 9 from 1.5 Mpixel and at
 // K = 31 from 4 Mpixel), two there; the instance is read back from a captured launch.
 TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
@@ -1235,7 +1118,7 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
         const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
             EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, c.k, frame, plan.row.data(),
-                                                          plan.column.data(), stream, cuda_detail::BytesChoice::Best));
+                                                             plan.column.data(), stream));
         });
         EXPECT_TRUE(holdsBytesInstance(all, c.k, c.channels, false, c.blocks, -1, c.overlap))
             << "k" << c.k << " " << c.channels << " channels " << c.w << "x" << c.h << ": " << all;
@@ -1243,9 +1126,9 @@ TEST(SeparableBytes, ColourOneBarrierWhereMeasuredFaster) {
 #endif
 }
 
-// Two to four channels: BytesChoice::Best sizes the segments for one wave of resident blocks (every block resident at
-// once), but packed RGB at K = 15 and 2 to 4 channels at K = 7 and 9 from 4 Mpixel for two; Other the reverse. The
-// grid is read back from a captured launch.
+// Two to four channels: the u8 streaming kernel sizes the segments for one wave of resident blocks (every block
+// resident at once), but packed RGB at K = 15 and 2 to 4 channels at K = 7 and 9 from 4 Mpixel for two. The grid is
+// read back from a captured launch.
 TEST(SeparableBytes, ColourSegmentsForOneWave) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1262,36 +1145,28 @@ TEST(SeparableBytes, ColourSegmentsForOneWave) {
             ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, c.channels);
         DevicePlane src(c.w, c.h, c.channels, SampleType::U8, false), dst(c.w, c.h, c.channels, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-        using cuda_detail::BytesChoice;
-        for (const auto choice : {BytesChoice::Best, BytesChoice::Other}) {
-            const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" +
-                                     std::to_string(c.h) + "x" + std::to_string(c.channels) + " choice " +
-                                     std::to_string(int(choice));
-            const BytesLaunch b = bytesLaunch(c.k, plan, frame, choice);
-            ASSERT_GT(b.perSm, 0) << what;
-            const KernelLaunch& l = b.launch;
-            const int perSm = b.perSm;
-            const std::int64_t wave = std::int64_t(perSm) * currentDeviceMultiprocessors();
-            const bool two = c.twoWaves == (choice == BytesChoice::Best);
-            if (two) EXPECT_GT(std::int64_t(l.grid.x), wave) << what;
-            else EXPECT_LE(std::int64_t(l.grid.x), wave) << what;
-        }
+        const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                 "x" + std::to_string(c.channels);
+        const BytesLaunch b = bytesLaunch(c.k, plan, frame);
+        ASSERT_GT(b.perSm, 0) << what;
+        const KernelLaunch& l = b.launch;
+        const std::int64_t wave = std::int64_t(b.perSm) * currentDeviceMultiprocessors();
+        if (c.twoWaves) EXPECT_GT(std::int64_t(l.grid.x), wave) << what;
+        else EXPECT_LE(std::int64_t(l.grid.x), wave) << what;
     }
 #endif
 }
 
-// One channel (the instance's MIN_BLOCKS and OVERLAP, read back from a captured launch): BytesChoice::Best takes one
-// barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel, at K = 7 and 9 from 4 Mpixel and at K = 31
-// below 4 Mpixel, else two with 4 blocks per SM; Other two barriers with the other number of blocks per SM (3 at
-// K = 15 from 1.5 Mpixel, else 4, and the reverse); TwoBarriers two barriers with
-// the blocks Other does not take; OneBarrier one barrier everywhere.
+// One channel (the instance's MIN_BLOCKS and OVERLAP, read back from a captured launch): the u8 streaming kernel takes
+// one barrier a chunk (OVERLAP, 3 blocks per SM) at K = 15 from 1.5 Mpixel, at K = 7 and 9 from 4 Mpixel and at K = 31
+// below 4 Mpixel, else two barriers with 4 blocks per SM (3 at K = 15 from 1.5 Mpixel).
 TEST(SeparableBytes, OneChannelBlocksPerSm) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
     struct Case {
         int k, w, h;
-        bool overlap;          // Best
-        int twoBarrierBlocks;  // TwoBarriers (Other: 7 − this)
+        bool overlap;
+        int twoBarrierBlocks;  // blocks per SM under two barriers
     };
     for (const Case& c : {Case{15, 1280, 720, false, 4}, Case{15, 1224, 1224, false, 4}, Case{15, 1225, 1225, true, 3},
                           Case{15, 1920, 1080, true, 3}, Case{31, 1280, 720, true, 4}, Case{31, 1920, 1080, true, 4},
@@ -1300,27 +1175,19 @@ TEST(SeparableBytes, OneChannelBlocksPerSm) {
         const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, 1);
         DevicePlane src(c.w, c.h, 1, SampleType::U8, false), dst(c.w, c.h, 1, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-        using cuda_detail::BytesChoice;
-        for (const auto choice :
-             {BytesChoice::Best, BytesChoice::Other, BytesChoice::TwoBarriers, BytesChoice::OneBarrier}) {
-            const bool overlap = choice == BytesChoice::OneBarrier || (choice == BytesChoice::Best && c.overlap);
-            const int blocks = overlap                        ? 3
-                               : choice == BytesChoice::Other ? 7 - c.twoBarrierBlocks
-                                                              : c.twoBarrierBlocks;
-            const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
-                EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, c.k, frame, plan.row.data(),
-                                                              plan.column.data(), stream, choice));
-            });
-            const bool found = holdsBytesInstance(all, c.k, 1, false, blocks, -1, overlap);
-            EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << " choice " << int(choice) << ": " << all;
-        }
+        const int blocks = c.overlap ? 3 : c.twoBarrierBlocks;
+        const std::string all = kernelsLaunchedBy([&](cudaStream_t stream) {
+            EXPECT_TRUE(cuda_detail::launchSeparableStagedU8(SampleType::U8, c.k, frame, plan.row.data(),
+                                                             plan.column.data(), stream));
+        });
+        const bool found = holdsBytesInstance(all, c.k, 1, false, blocks, -1, c.overlap);
+        EXPECT_TRUE(found) << "k" << c.k << " " << c.w << "x" << c.h << ": " << all;
     }
 #endif
 }
 
-// Gaussians 7 × 7 and 9 × 9 on u8 frames of 1 to 4 channels: the convolver takes the streaming kernel, ahead of the
-// register-window and interleaved kernels (which KernelVariants registerWindow and interleaved other than 0 still
-// take for colour), with the same bytes as those.
+// Gaussians 7 × 7 and 9 × 9 on u8 frames of 1 to 4 channels with 16-byte aligned rows: the convolver takes the u8
+// streaming kernel, ahead of the register-window and interleaved kernels, within 1 of the reference.
 TEST(SeparableBytes, TakesSevenAndNineAheadOfTheOtherKernels) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1333,35 +1200,27 @@ TEST(SeparableBytes, TakesSevenAndNineAheadOfTheOtherKernels) {
             input.fillRandom(channels + 90);
             DevicePlane src(643, 211, channels, SampleType::U8, false);
             src.upload(input);
-            std::vector<HostImage> outs;
-            for (int interleaved : {0, 3}) {
-                cuda_detail::KernelVariants variants;
-                variants.interleaved = interleaved;
-                if (interleaved != 0) variants.registerWindow = -1;
-                auto conv = cuda_detail::makeCudaConvolver(plan, variants);
-                DevicePlane dst(643, 211, channels, SampleType::U8, false);
-                dst.poisonRows();
-                const std::string all =
-                    kernelsLaunchedBy([&](cudaStream_t stream) { conv->process(src.view, dst.view, stream); });
-                const bool bytes = all.find("separableStagedU8Kernel") != std::string::npos;
-                EXPECT_EQ(bytes, interleaved == 0 || channels == 1)
-                    << "k" << k << " " << channels << " channels, interleaved " << interleaved << ": " << all;
-                conv->process(src.view, dst.view, nullptr);  // (the captured launch above ran nothing)
-                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                EXPECT_TRUE(dst.paddingIntact());
-                outs.push_back(dst.download());
-            }
-            const Difference same = compareImages(outs[0], outs[1]);
-            EXPECT_EQ(same.differing, 0) << "k" << k << " " << channels << " channels: " << describe(same);
-            const Difference diff = compareImages(outs[0], runReference(plan, input));
+            auto conv = makeCudaConvolver(plan);
+            DevicePlane dst(643, 211, channels, SampleType::U8, false);
+            dst.poisonRows();
+            EXPECT_STREQ(cuda_detail::routeName(plan, src.view, dst.view), "separable-staged-u8")
+                << "k" << k << " " << channels << " channels";
+            const std::string all =
+                kernelsLaunchedBy([&](cudaStream_t stream) { conv->process(src.view, dst.view, stream); });
+            EXPECT_NE(all.find("separableStagedU8Kernel"), std::string::npos)
+                << "k" << k << " " << channels << " channels: " << all;
+            conv->process(src.view, dst.view, nullptr);  // (the captured launch above ran nothing)
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            EXPECT_TRUE(dst.paddingIntact());
+            const Difference diff = compareImages(dst.download(), runReference(plan, input));
             EXPECT_LE(diff.maxAbs, 1) << "k" << k << " " << channels << " channels: " << describe(diff);
         }
 #endif
 }
 
 // One channel: the launch's grid, read back from a captured launch, is bytesPieces' (the edge strips' segments, then
-// the inner strips'): at 4K the edge strips take shorter segments than the others under BytesChoice::Best, the same
-// under EvenSegments, and never more blocks than one wave.
+// the inner strips'): at 4K the edge strips take shorter segments than the others, and never more blocks than one
+// wave.
 TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1373,11 +1232,10 @@ TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
         const ConvolvePlan plan = ConvolvePlan::make(presetDesc(Preset::Gaussian, c.k, 0.3 * c.k), SampleType::U8, 1);
         DevicePlane src(c.w, c.h, 1, SampleType::U8, false), dst(c.w, c.h, 1, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-        using cuda_detail::BytesChoice;
-        for (const auto choice : {BytesChoice::Best, BytesChoice::EvenSegments}) {
+        {
             const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" +
-                                     std::to_string(c.h) + " choice " + std::to_string(int(choice));
-            const BytesLaunch b = bytesLaunch(c.k, plan, frame, choice);
+                                     std::to_string(c.h);
+            const BytesLaunch b = bytesLaunch(c.k, plan, frame);
             ASSERT_GT(b.perSm, 0) << what;
             const KernelLaunch& l = b.launch;
             const int perSm = b.perSm;
@@ -1386,8 +1244,7 @@ TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
             const int edgeStrips = 1 + strips - std::clamp((c.w - kLead) / kStripWidth, 1, strips);
             const int sms = currentDeviceMultiprocessors();
             const cuda_detail::BytesPieces pieces = cuda_detail::bytesPieces(
-                strips, edgeStrips, c.h, c.k, 32, perSm, 1, true, sms,
-                choice == BytesChoice::Best ? cuda_detail::bytesEdgeChunkCost(1) : 1.0);
+                strips, edgeStrips, c.h, c.k, 32, perSm, 1, true, sms, cuda_detail::bytesEdgeChunkCost(1));
             const auto blocks = [&](int segments) {
                 const int segment = (c.h + segments - 1) / segments;
                 return (c.h + segment - 1) / segment;
@@ -1397,8 +1254,7 @@ TEST(SeparableBytes, EdgeStripsLaunchShorterSegments) {
                 << what;
             EXPECT_EQ(l.grid.y * l.grid.z, 1u) << what;
             EXPECT_LE(std::int64_t(l.grid.x), std::int64_t(perSm) * sms) << what;
-            if (choice == BytesChoice::EvenSegments) EXPECT_EQ(pieces.edgeSegments, pieces.segments) << what;
-            else shorter += pieces.edgeSegments > pieces.segments;
+            shorter += pieces.edgeSegments > pieces.segments;
         }
     }
     // 4K at both K on a GPU of 132 SMs.
@@ -1486,6 +1342,9 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
         {385, 289, 4, Border::Reflect101, 0xA, 0, false},
         {98, 45, 4, Border::Constant, 0x5, 0, true},
         {301, 40, 4, Border::Reflect, 0xA, 0, false, 301 * 4 + 8},
+        // One channel from 4 Mpixel (K = 3), 2 Mpixel (K = 5) and 5 Mpixel (K = 7), rows 4-byte but not 16-byte
+        // aligned (no u8 streaming kernel at K = 7): the routes of the register-window kernel for GRAY8.
+        {3840, 2160, 1, Border::Reflect101, 1, 0, false, 3844},
     };
     int taken = 0;
     for (int k : {3, 5, 7})
@@ -1511,47 +1370,37 @@ TEST(SeparableRegisters, SameBytesAsTheTileKernel) {
                                   (k <= 5 || c.ch == 1);
             DevicePlane tileDst(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
             tileDst.poisonRows();
-            cuda_detail::KernelVariants tile;
-            tile.separable = 0;
-            cuda_detail::launchSeparable(SampleType::U8, k, cuda_detail::makeFrame(plan, src.view, tileDst.view),
-                                         plan.row.data(), plan.column.data(), nullptr, tile);
+            cuda_detail::launchSeparableTile(SampleType::U8, k, cuda_detail::makeFrame(plan, src.view, tileDst.view),
+                                             plan.row.data(), plan.column.data(), nullptr);
             CUDAFILTERS_CHECK(cudaDeviceSynchronize());
             const HostImage expected = tileDst.download();
-            for (int v : {0, 1, 2, 3, 4}) {
-                DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
-                dst.poisonRows();
-                const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-                // Rows read in aligned words; the default (0) takes it where it measured faster.
-                const bool applies = v == 0 ? cuda_detail::registerWindowApplies(SampleType::U8, k, 1, true, frame, 0)
-                                            : compiled && frame.rowAlign >= 4 && c.h > k / 2;
-                EXPECT_EQ(cuda_detail::registerWindowApplies(SampleType::U8, k, 1, true, frame, v), applies) << what;
-                EXPECT_TRUE(!applies || compiled) << what;
-                const bool launched = cuda_detail::launchSeparableRegistersU8(k, frame, plan.row.data(),
-                                                                              plan.column.data(), nullptr, v);
-                EXPECT_EQ(launched, applies) << what;
-                if (!launched) continue;
-                taken += v > 0;
-                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                EXPECT_TRUE(dst.paddingIntact()) << what;
-                const HostImage out = dst.download();
-                const Difference same = compareImages(out, expected);
-                EXPECT_EQ(same.differing, 0) << what << " variant " << v << ": " << describe(same);
-                if (v == 0) {
-                    const Difference diff = compareImages(out, runReference(plan, input));
-                    EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
-                }
-            }
-            DevicePlane never(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
-            EXPECT_FALSE(cuda_detail::launchSeparableRegistersU8(
-                k, cuda_detail::makeFrame(plan, src.view, never.view), plan.row.data(), plan.column.data(), nullptr, -1));
+            DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, c.odd, c.pitch);
+            dst.poisonRows();
+            const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+            // Rows read in aligned words, on the frame sizes where it measured faster.
+            const bool applies = cuda_detail::registerWindowApplies(SampleType::U8, k, 1, true, frame);
+            EXPECT_TRUE(!applies || (compiled && frame.rowAlign >= 4 && c.h > k / 2)) << what;
+            const bool launched = cuda_detail::launchSeparableRegistersU8(k, frame, plan.row.data(),
+                                                                          plan.column.data(), nullptr);
+            EXPECT_EQ(launched, applies) << what;
+            if (!launched) continue;
+            ++taken;
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            EXPECT_TRUE(dst.paddingIntact()) << what;
+            const HostImage out = dst.download();
+            const Difference same = compareImages(out, expected);
+            EXPECT_EQ(same.differing, 0) << what << ": " << describe(same);
+            const Difference diff = compareImages(out, runReference(plan, input));
+            EXPECT_LE(diff.maxAbs, 1) << what << ": " << describe(diff);
         }
-    // Not the 6 odd pitches nor frames of R rows or fewer (1 × 1; 7 × 3 at K = 7); K = 7 only one channel.
-    EXPECT_EQ(taken, 4 * (16 + 16 + 4));
+    // K = 3 colour and packed 4:2:2 at every size, one channel only from the sizes where it measures faster (the 4K
+    // frame of rows 4-byte aligned: K = 3, 5 and 7).
+    EXPECT_GE(taken, 3);
 #endif
 }
 
-// The direct register-window kernel (K = 3, one kernel) against the other kernels (interleaved, one-channel
-// tile, tiled, barrier-free), byte for byte, and within 1 of the reference, on the same shapes; at K = 5 for one channel.
+// The direct register-window kernel (K = 3, one kernel; K = 5 for one channel from 4 Mpixel) against the tiled kernel
+// (launchDirectTiledU8), byte for byte, and the tiled kernel within 1 of the reference, on the same shapes.
 TEST(DirectRegisters, SameBytesAsTheTileKernels) {
     SKIP_WITHOUT_DEVICE();
 #ifdef CUDAFILTERS_HAVE_CUDA
@@ -1572,6 +1421,7 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
         {771, 611, 4, Border::Constant, 7, 8},
         {644, 333, 3, Border::Replicate, 7, 0, 644 * 3 + 8},
         {1283, 300, 1, Border::Wrap, 1, 0, 1292},  // rows aligned to 4 bytes, every other one to 8
+        {3840, 2160, 1, Border::Reflect101, 1, 0},  // from 4 Mpixel: K = 5 too
     };
     int taken = 0;
     for (int k : {3, 5})
@@ -1595,37 +1445,30 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
             std::vector<float> taps(plan.kernels[0].taps.begin(), plan.kernels[0].taps.end());
             DevicePlane beforeDst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
             beforeDst.poisonRows();
-            cuda_detail::KernelVariants before;
-            before.registerWindow = -1;
-            cuda_detail::launchDirect(SampleType::U8, k, 1, cuda_detail::makeFrame(plan, src.view, beforeDst.view),
-                                      taps.data(), nullptr, before);
+            EXPECT_TRUE(cuda_detail::launchDirectTiledU8(
+                k, 1, cuda_detail::makeFrame(plan, src.view, beforeDst.view), taps.data(), nullptr));
             CUDAFILTERS_CHECK(cudaDeviceSynchronize());
             const HostImage expected = beforeDst.download();
             const Difference ref = compareImages(expected, runReference(plan, input));
             EXPECT_LE(ref.maxAbs, 1) << what << ": " << describe(ref);
-            for (int v : {0, 1, 2, 3, 4}) {
-                DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
-                dst.poisonRows();
-                const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-                const bool launched = cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr, v);
-                // Compiled at K = 3, and at K = 5 for one channel; taken by default at K = 3 (K = 5 only on frames
-                // of 4 Mpixel: none here), else when a variant is asked for.
-                const bool compiled = k == 3 || c.ch == 1;
-                EXPECT_EQ(launched, compiled && (v > 0 || k == 3)) << what << " variant " << v;
-                if (!launched) continue;
+            DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
+            dst.poisonRows();
+            const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
+            const bool launched = cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr);
+            // Compiled at K = 3, and at K = 5 for one channel; taken at K = 3, at K = 5 from 4 Mpixel (the 4K frame).
+            const bool large = std::int64_t(c.w) * c.h >= 4000000;
+            EXPECT_EQ(launched, k == 3 || (c.ch == 1 && large)) << what;
+            if (launched) {
                 ++taken;
                 CUDAFILTERS_CHECK(cudaDeviceSynchronize());
                 EXPECT_TRUE(dst.paddingIntact()) << what;
                 const Difference same = compareImages(dst.download(), expected);
-                EXPECT_EQ(same.differing, 0) << what << " variant " << v << ": " << describe(same);
+                EXPECT_EQ(same.differing, 0) << what << ": " << describe(same);
             }
-            DevicePlane dst(c.w, c.h, c.ch, SampleType::U8, false, c.pitch);
-            const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-            EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 2, frame, taps.data(), nullptr, 1));  // a bank
-            EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 1, frame, taps.data(), nullptr, -1));
+            EXPECT_FALSE(cuda_detail::launchDirectRegistersU8(k, 2, frame, taps.data(), nullptr));  // a bank
         }
-    // K = 3: 15 shapes × 5 variants; K = 5: the 6 one-channel shapes × 4 variants.
-    EXPECT_EQ(taken, 15 * 5 + 6 * 4);
+    // K = 3: every shape; K = 5: the 4K one-channel frame.
+    EXPECT_EQ(taken, int(std::size(shapes)) + 1);
     // Under Border::Constant the kernel reads rows outside the frame as words of borderValue's byte: a borderValue
     // that is no byte leaves the frame to the other kernels.
     for (float borderValue : {127.f, 127.5f, -1.f, 256.f}) {
@@ -1636,7 +1479,7 @@ TEST(DirectRegisters, SameBytesAsTheTileKernels) {
         const ConvolvePlan plan = ConvolvePlan::make(d, SampleType::U8, 1);
         DevicePlane src(64, 16, 1, SampleType::U8, false), dst(64, 16, 1, SampleType::U8, false);
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
-        EXPECT_EQ(cuda_detail::registerWindowApplies(SampleType::U8, 3, 1, false, frame, 1), borderValue == 127.f)
+        EXPECT_EQ(cuda_detail::registerWindowApplies(SampleType::U8, 3, 1, false, frame), borderValue == 127.f)
             << borderValue;
     }
 #endif
@@ -1664,7 +1507,7 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
         const cuda_detail::ConvFrame frame = cuda_detail::makeFrame(plan, src.view, dst.view);
         const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.ch);
         const std::vector<KernelLaunch> launches = launchesBy([&](cudaStream_t stream) {
-            EXPECT_TRUE(cuda_detail::launchDirectRegistersU8(3, 1, frame, plan.kernels[0].taps.data(), stream, 0))
+            EXPECT_TRUE(cuda_detail::launchDirectRegistersU8(3, 1, frame, plan.kernels[0].taps.data(), stream))
                 << what;
         });
         ASSERT_EQ(launches.size(), 1u) << what;
@@ -1672,7 +1515,7 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
         int perSm = 0;
         const int threads = int(l.block.x * l.block.y * l.block.z);
         CUDAFILTERS_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, l.func, threads, 0));
-        const cuda_detail::RegisterWindowGrid g = cuda_detail::registerWindowGrid(3, false, c.ch, c.w, c.h, 0, perSm);
+        const cuda_detail::RegisterWindowGrid g = cuda_detail::registerWindowGrid(3, false, c.ch, c.w, c.h, perSm);
         // The launch is the grid registerWindowGrid describes: the edge blocks, then the strips' blocks.
         EXPECT_EQ(l.grid.x, unsigned(g.perRow * g.segments + g.edgeBlocks)) << what;
         EXPECT_EQ(l.grid.y * l.grid.z, 1u) << what;
@@ -1695,8 +1538,8 @@ TEST(DirectRegisters, SegmentsFillOneWave) {
 #endif
 }
 
-// One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps: the
-// same bytes as the one-channel tile kernel (registerWindow = -1); rows it cannot read in words
+// One-channel separable plans at K = 3 below 4 Mpixel run the direct register-window kernel on the full taps; rows it
+// cannot read in words
 // (odd pitches) still take the tile kernel, and 4 Mpixel frames the separable instance. At K = 5 frames of 2 Mpixel
 // and more take the separable instance, smaller ones the tile kernels; at K = 7 the u8 streaming separable kernel
 // takes every frame whose rows it reads (none of the register-window instances).
@@ -1709,7 +1552,7 @@ TEST(SeparableRegisters, OneChannelRoutes) {
         int k, w, h;
         Border border;
         bool odd;
-        Taken taken;  // the register-window instance the default variants launch
+        Taken taken;  // the register-window instance the convolver launches
     };
     const Shape shapes[] = {
         {3, 1920, 1080, Border::Reflect101, false, Taken::Direct}, {3, 1283, 721, Border::Replicate, false, Taken::Direct},
@@ -1732,14 +1575,8 @@ TEST(SeparableRegisters, OneChannelRoutes) {
             input.fillRandom(c.w + c.h + c.k);
             const std::string what = "k" + std::to_string(c.k) + " " + std::to_string(c.w) + "x" + std::to_string(c.h) +
                                      " sigma " + std::to_string(sigma);
-            auto fast = cuda_detail::makeCudaConvolver(plan, cuda_detail::KernelVariants{});
-            cuda_detail::KernelVariants tileOnly;
-            tileOnly.registerWindow = -1;
-            auto tile = cuda_detail::makeCudaConvolver(plan, tileOnly);
+            auto fast = makeCudaConvolver(plan);
             const HostImage out = runCuda(*fast, input, c.odd);
-            if (c.taken != Taken::Separable) {  // (the separable instance sums in another order: within 1)
-                EXPECT_EQ(compareImages(out, runCuda(*tile, input, c.odd)).differing, 0) << what;
-            }
             EXPECT_LE(compareImages(out, runReference(plan, input)).maxAbs, 1) << what;
 
             DevicePlane src(c.w, c.h, 1, SampleType::U8, c.odd), dst(c.w, c.h, 1, SampleType::U8, c.odd);
@@ -1760,7 +1597,7 @@ TEST(SeparableRegisters, OneChannelRoutes) {
 
 // Colour frames at K = 5: the separable register-window kernel from 1.6 Mpixel for RGBA-like frames (alpha copied, or
 // all four filtered), from 1.4 Mpixel for packed RGB and from 2.5 Mpixel for two channels both filtered; below, the
-// interleaved direct kernel on the full taps (the same bytes as with the register window off). Packed 4:2:2 chroma
+// interleaved direct kernel on the full taps (read back from a captured launch). Packed 4:2:2 chroma
 // (U and V filtered, Y left as dst holds it) keeps the register window at every size.
 TEST(SeparableRegisters, ColourAtFiveRoutes) {
     SKIP_WITHOUT_DEVICE();
@@ -1768,7 +1605,7 @@ TEST(SeparableRegisters, ColourAtFiveRoutes) {
     struct Shape {
         int channels, w, h;
         unsigned mask, copy;
-        bool registers;  // whether the default variants take the register-window kernel
+        bool registers;  // whether the convolver takes the register-window kernel
     };
     for (const Shape& c : {Shape{4, 1280, 720, 7, 8, false}, Shape{4, 1280, 1024, 0xF, 0, false},
                            Shape{4, 1601, 999, 7, 8, false}, Shape{4, 1600, 1000, 7, 8, true},
@@ -1786,14 +1623,8 @@ TEST(SeparableRegisters, ColourAtFiveRoutes) {
         input.fillRandom(c.w + c.h);
         const std::string what = std::to_string(c.channels) + " channels " + std::to_string(c.w) + "x" +
                                  std::to_string(c.h) + " mask " + std::to_string(c.mask);
-        auto fast = cuda_detail::makeCudaConvolver(plan, cuda_detail::KernelVariants{});
+        auto fast = makeCudaConvolver(plan);
         const HostImage out = runCuda(*fast, input);
-        if (!c.registers) {
-            cuda_detail::KernelVariants off;
-            off.registerWindow = -1;
-            auto before = cuda_detail::makeCudaConvolver(plan, off);
-            EXPECT_EQ(compareImages(out, runCuda(*before, input)).differing, 0) << what;
-        }
         if (c.mask != 0xA) {  // (4:2:2 chroma leaves Y as dst holds it: the poison)
             EXPECT_LE(compareImages(out, runReference(plan, input)).maxAbs, 1) << what;
         }
@@ -1854,8 +1685,8 @@ TEST_P(SeparableKernel, MatchesReference) {
     DevicePlane dst(c.width, c.height, c.channels, c.type, c.oddPitch);
     src.upload(input);
     dst.poisonRows();
-    cuda_detail::launchSeparable(c.type, c.k, cuda_detail::makeFrame(plan, src.view, dst.view), plan.row.data(),
-                                 plan.column.data(), nullptr);
+    cuda_detail::launchSeparableTile(c.type, c.k, cuda_detail::makeFrame(plan, src.view, dst.view), plan.row.data(),
+                                     plan.column.data(), nullptr);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     EXPECT_TRUE(src.paddingIntact());
     EXPECT_TRUE(dst.paddingIntact());
@@ -1959,26 +1790,6 @@ TEST(CudaConvolver, RejectsOverlappingImages) {
                                        cudaMemcpyDeviceToHost));
         const Difference d = compareImages(out, runReference(plan, input));
         EXPECT_LE(d.maxAbs, 1) << describe(d);
-    }
-#endif
-}
-
-// A variant asked of the convolver itself: the barrier-free K = 3 kernel on a small frame, and the tiled kernel only
-// (the one-channel tile kernel off).
-TEST(CudaConvolver, VariantsChosenPerInstance) {
-    SKIP_WITHOUT_DEVICE();
-#ifdef CUDAFILTERS_HAVE_CUDA
-    const ConvolvePlan plan =
-        ConvolvePlan::make(kernelDesc(randomKernel(3, 3, 5, true), Border::Replicate, 16), SampleType::U8, 1);
-    HostImage src(385, 289, 1, SampleType::U8);
-    src.fillRandom(77);
-    const HostImage expected = runReference(plan, src);
-    for (int v : {-1, 0, 1}) {
-        cuda_detail::KernelVariants variants;
-        variants.smallDirect = v;
-        variants.grayTile = -1;
-        const Difference d = compareImages(runCuda(*cuda_detail::makeCudaConvolver(plan, variants), src), expected);
-        EXPECT_EQ(d.differing, 0) << "variant " << v << ": " << describe(d);
     }
 #endif
 }

@@ -100,10 +100,10 @@ std::tuple<ImageView, ImageView> views(const ConvolvePlan& plan, int width, int 
 
 std::string route(const ConvolvePlan& plan, int width, int height, std::size_t srcOffset = 0, bool cufft = false) {
     const auto [src, dst] = views(plan, width, height, srcOffset);
-    return name(frameRoute(plan, src, dst, KernelVariants{}, cufft));
+    return name(frameRoute(plan, src, dst, cufft));
 }
 
-// Default variants, cuFFT taken as absent, Reflect101, aligned rows: the route at 640x480, 1920x1080 and 3840x2160.
+// cuFFT taken as absent, Reflect101, aligned rows: the route at 640x480, 1920x1080 and 3840x2160.
 struct Expected {
     const char* layout;
     const char* kind;

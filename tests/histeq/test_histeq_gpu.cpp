@@ -584,22 +584,15 @@ TEST(HisteqGpu, ObjectsRunOnTheirDevice) {
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
-// Global u8 equalization under every GlobalVariant, against the reference: odd sizes, widths that are not multiples
+// Global u8 equalization (the block-LUT kernels, overlapped where the device runs it), against the reference: odd sizes, widths that are not multiples
 // of 16, views that start off a 16-byte boundary (src and dst differently), odd pitches, in place, statistics, and
 // frames enqueued back to back on rotating streams (the histogram pair handed from frame to frame).
 namespace {
 
-using detail::GlobalVariant;
-
-constexpr GlobalVariant kGlobalVariants[] = {GlobalVariant::LastBlockLut, GlobalVariant::BlockLut,
-                                             GlobalVariant::BlockLutOverlapped};
-
-std::unique_ptr<Equalizer> globalEqualizer(GlobalVariant v, bool statistics = false) {
+std::unique_ptr<Equalizer> globalEqualizer(bool statistics = false) {
     EqualizeDesc d;
     d.statistics = statistics;
-    detail::KernelVariants variants;
-    variants.global = v;
-    return detail::makeCudaEqualizer(EqualizePlan::make(d, SampleType::U8, 1), variants);
+    return makeCudaEqualizer(EqualizePlan::make(d, SampleType::U8, 1));
 }
 
 struct Placement {
@@ -625,12 +618,12 @@ HostImage runPlaced(Equalizer& eq, HostImage& src, const Placement& at, GpuStrea
 
 }  // namespace
 
-TEST(HisteqGpuGlobalVariants, MatchReference) {
+TEST(HisteqGpuGlobalGray8, MatchReference) {
     REQUIRE_GPU();
     const std::vector<Size2> sizes{{1, 1}, {2, 1}, {15, 3}, {16, 16}, {17, 5}, {31, 2}, {97, 61}, {333, 177},
                                    {1921, 1081}};
-    for (GlobalVariant v : kGlobalVariants) {
-        auto gpu = globalEqualizer(v);
+    {
+        auto gpu = globalEqualizer();
         for (Size2 s : sizes)
             for (Pattern pattern : allPatterns()) {
                 HostImage src(s.w, s.h, 1, SampleType::U8);
@@ -639,7 +632,7 @@ TEST(HisteqGpuGlobalVariants, MatchReference) {
                 const HostImage expected = runHost(*ref, src);
                 for (const Placement& at : kPlacements) {
                     const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
-                    EXPECT_EQ(diff.differing, 0) << detail::globalVariantName(v) << " " << sizeName(s) << " "
+                    EXPECT_EQ(diff.differing, 0) << "block LUT " << sizeName(s) << " "
                                                  << patternName(pattern) << " " << placementName(at) << ": "
                                                  << describe(diff);
                 }
@@ -647,48 +640,46 @@ TEST(HisteqGpuGlobalVariants, MatchReference) {
     }
 }
 
-TEST(HisteqGpuGlobalVariants, LargeFramesMatchReference) {
+TEST(HisteqGpuGlobalGray8, LargeFramesMatchReference) {
     REQUIRE_GPU();
-    for (GlobalVariant v : kGlobalVariants)
-        for (Size2 s : {Size2{3840, 2160}, Size2{4001, 2203}}) {
-            HostImage src(s.w, s.h, 1, SampleType::U8);
-            fillPattern(src, Pattern::Blobs, 5);
+    for (Size2 s : {Size2{3840, 2160}, Size2{4001, 2203}}) {
+        HostImage src(s.w, s.h, 1, SampleType::U8);
+        fillPattern(src, Pattern::Blobs, 5);
+        auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
+        const HostImage expected = runHost(*ref, src);
+        auto gpu = globalEqualizer();
+        for (const Placement& at : {kPlacements[0], kPlacements[4]}) {
+            const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
+            EXPECT_EQ(diff.differing, 0) << "block LUT " << sizeName(s) << " "
+                                         << placementName(at) << ": " << describe(diff);
+        }
+    }
+}
+
+TEST(HisteqGpuGlobalGray8, InPlace) {
+    REQUIRE_GPU();
+    for (std::size_t offset : {0, 9})
+        for (bool aligned : {true, false}) {
+            HostImage src(257, 130, 1, SampleType::U8);
+            fillPattern(src, Pattern::Blobs, 9);
             auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
             const HostImage expected = runHost(*ref, src);
-            auto gpu = globalEqualizer(v);
-            for (const Placement& at : {kPlacements[0], kPlacements[4]}) {
-                const Difference diff = compareImages(expected, runPlaced(*gpu, src, at));
-                EXPECT_EQ(diff.differing, 0) << detail::globalVariantName(v) << " " << sizeName(s) << " "
-                                             << placementName(at) << ": " << describe(diff);
-            }
+            auto gpu = globalEqualizer();
+            DeviceFrame frame(src, aligned, offset);
+            gpu->process(frame.view(), frame.view());
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            EXPECT_EQ(compareImages(expected, frame.download()).differing, 0)
+                << "block LUT offset " << offset << (aligned ? " pitch 16k" : " odd pitch");
         }
 }
 
-TEST(HisteqGpuGlobalVariants, InPlace) {
-    REQUIRE_GPU();
-    for (GlobalVariant v : kGlobalVariants)
-        for (std::size_t offset : {0, 9})
-            for (bool aligned : {true, false}) {
-                HostImage src(257, 130, 1, SampleType::U8);
-                fillPattern(src, Pattern::Blobs, 9);
-                auto ref = reference::makeEqualizer(EqualizeDesc{}, SampleType::U8, 1);
-                const HostImage expected = runHost(*ref, src);
-                auto gpu = globalEqualizer(v);
-                DeviceFrame frame(src, aligned, offset);
-                gpu->process(frame.view(), frame.view());
-                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                EXPECT_EQ(compareImages(expected, frame.download()).differing, 0)
-                    << detail::globalVariantName(v) << " offset " << offset << (aligned ? " pitch 16k" : " odd pitch");
-            }
-}
-
-TEST(HisteqGpuGlobalVariants, StatisticsMatchReference) {
+TEST(HisteqGpuGlobalGray8, StatisticsMatchReference) {
     REQUIRE_GPU();
     EqualizeDesc d;
     d.statistics = true;
-    for (GlobalVariant v : kGlobalVariants) {
+    {
         auto ref = reference::makeEqualizer(d, SampleType::U8, 1);
-        auto gpu = globalEqualizer(v, true);
+        auto gpu = globalEqualizer(true);
         for (int frame = 0; frame < 4; ++frame) {
             HostImage src(203, 101, 1, SampleType::U8);
             fillPattern(src, frame == 1 ? Pattern::Uniform : Pattern::Blobs, frame);
@@ -697,7 +688,7 @@ TEST(HisteqGpuGlobalVariants, StatisticsMatchReference) {
             FrameStatistics e, g;
             ASSERT_TRUE(ref->statistics(e));
             ASSERT_TRUE(gpu->statistics(g));
-            EXPECT_EQ(e.histogram, g.histogram) << detail::globalVariantName(v) << " frame " << frame;
+            EXPECT_EQ(e.histogram, g.histogram) << "block LUT frame " << frame;
             EXPECT_EQ(e.samples, g.samples);
             EXPECT_DOUBLE_EQ(e.mean, g.mean);
             EXPECT_EQ(e.min, g.min);
@@ -708,12 +699,12 @@ TEST(HisteqGpuGlobalVariants, StatisticsMatchReference) {
 
 // Frames of different sizes and contents enqueued with no host synchronisation on three rotating streams: each
 // frame's histogram starts from the zeroed half of the pair that the frame before left it.
-TEST(HisteqGpuGlobalVariants, FramesBackToBackAcrossStreams) {
+TEST(HisteqGpuGlobalGray8, FramesBackToBackAcrossStreams) {
     REQUIRE_GPU();
     Stream streams[3] = {Stream::create(), Stream::create(), Stream::create()};
     constexpr int kFrames = 12;
-    for (GlobalVariant v : kGlobalVariants) {
-        auto gpu = globalEqualizer(v);
+    {
+        auto gpu = globalEqualizer();
         std::vector<HostImage> expected;
         std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
         for (int t = 0; t < kFrames; ++t) {
@@ -730,59 +721,44 @@ TEST(HisteqGpuGlobalVariants, FramesBackToBackAcrossStreams) {
         CUDAFILTERS_CHECK(cudaDeviceSynchronize());
         for (int t = 0; t < kFrames; ++t)
             EXPECT_EQ(compareImages(expected[t], outs[t]->download()).differing, 0)
-                << detail::globalVariantName(v) << " frame " << t;
+                << "block LUT frame " << t;
     }
 }
 
-// Plans the block-LUT kernels do not take (temporal smoothing, colour, 16 bits, CLAHE) run the tile kernels under
-// every variant.
-TEST(HisteqGpuGlobalVariants, OtherPlansUnchanged) {
+// Plans the block-LUT kernels do not take (temporal smoothing, colour, 16 bits, CLAHE) run the tile kernels.
+TEST(HisteqGpuGlobalGray8, OtherPlansUnchanged) {
     REQUIRE_GPU();
     EqualizeDesc smoothed;
     smoothed.smoothing = 0.9;
-    for (GlobalVariant v : kGlobalVariants)
-        for (const EqualizeDesc& d : {smoothed, clahe(2, 8, 8)})
-            for (int channels : {1, 3}) {
-                detail::KernelVariants variants;
-                variants.global = v;
-                const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, channels);
-                auto ref = reference::makeEqualizer(plan);
-                auto gpu = detail::makeCudaEqualizer(plan, variants);
-                for (int t = 0; t < 3; ++t) {
-                    HostImage src(211, 97, channels, SampleType::U8);
-                    fillPattern(src, t == 1 ? Pattern::Random : Pattern::Blobs, 70 + t);
-                    const HostImage expected = runHost(*ref, src);
-                    EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, t != 2)).differing, 0)
-                        << detail::globalVariantName(v) << " " << equalizeModeName(d.mode) << " " << channels;
-                }
+    for (const EqualizeDesc& d : {smoothed, clahe(2, 8, 8)})
+        for (int channels : {1, 3}) {
+            const EqualizePlan plan = EqualizePlan::make(d, SampleType::U8, channels);
+            auto ref = reference::makeEqualizer(plan);
+            auto gpu = makeCudaEqualizer(plan);
+            for (int t = 0; t < 3; ++t) {
+                HostImage src(211, 97, channels, SampleType::U8);
+                fillPattern(src, t == 1 ? Pattern::Random : Pattern::Blobs, 70 + t);
+                const HostImage expected = runHost(*ref, src);
+                EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, t != 2)).differing, 0)
+                    << "block LUT " << equalizeModeName(d.mode) << " " << channels;
             }
-    for (GlobalVariant v : kGlobalVariants) {
-        detail::KernelVariants variants;
-        variants.global = v;
+        }
+    {
         const EqualizePlan plan = EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 1);
         auto ref = reference::makeEqualizer(plan);
-        auto gpu = detail::makeCudaEqualizer(plan, variants);
+        auto gpu = makeCudaEqualizer(plan);
         HostImage src(131, 67, 1, SampleType::U16);
         fillPattern(src, Pattern::Blobs, 3);
         const HostImage expected = runHost(*ref, src);
-        EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, true)).differing, 0) << detail::globalVariantName(v);
+        EXPECT_EQ(compareImages(expected, runCuda(*gpu, src, true)).differing, 0) << "block LUT";
     }
 }
 
-// CLAHE's apply variants on u8 planes and Y/chroma pairs (either channel equalized): the band kernel at several band
-// lengths and histogram block counts, beside the chunk kernel it replaced, on grids whose LUT pairs fit a band and
-// grids that fall back (64 × 1 on a narrow frame), widths that end in a partial chunk, odd pitches (which take the
-// one-pixel kernels) and in place.
-TEST(HisteqGpuClaheVariants, MatchReference) {
+// CLAHE on u8 planes and Y/chroma pairs (either channel equalized): the band kernel on grids whose LUT pairs fit a
+// band, the chunk kernel on grids that fall back (64 × 1 on a narrow frame), widths that end in a partial chunk, odd
+// pitches (which take the one-pixel kernels) and in place.
+TEST(HisteqGpuClahePlanes, MatchReference) {
     REQUIRE_GPU();
-    struct Variant {
-        detail::ClaheApply apply;
-        int histogramBlocksPerSm, bandRows;
-    };
-    const Variant variants[] = {{detail::ClaheApply::Chunks, 2, 0},
-                                {detail::ClaheApply::Bands, 0, 0},
-                                {detail::ClaheApply::Bands, 4, 8},
-                                {detail::ClaheApply::Bands, 8, 16}};
     struct Layout {
         int channels, luma;
     };
@@ -799,15 +775,9 @@ TEST(HisteqGpuClaheVariants, MatchReference) {
                 fillPattern(src, (s.w + tx) % 2 ? Pattern::Random : Pattern::Blobs, 5 + tx + ty);
                 auto ref = reference::makeEqualizer(plan);
                 const HostImage expected = runHost(*ref, src);
-                for (const Variant& v : variants) {
-                    detail::KernelVariants kv;
-                    kv.claheApply = v.apply;
-                    kv.histogramBlocksPerSm = v.histogramBlocksPerSm;
-                    kv.bandRows = v.bandRows;
-                    auto gpu = detail::makeCudaEqualizer(plan, kv);
-                    const std::string what = std::string(detail::claheApplyName(v.apply)) + " " +
-                                             std::to_string(v.histogramBlocksPerSm) + "/" +
-                                             std::to_string(v.bandRows) + " " + std::to_string(layout.channels) +
+                {
+                    auto gpu = makeCudaEqualizer(plan);
+                    const std::string what = std::to_string(layout.channels) +
                                              "ch Y at " + std::to_string(layout.luma) + " " + sizeName(s) + " grid " +
                                              std::to_string(tx) + "x" + std::to_string(ty);
                     for (bool aligned : {true, false})
@@ -925,13 +895,11 @@ TEST(HisteqGpu, CapturedFramesMatchTheReference) {
 }
 
 
-// Global equalization of 4- and 3-channel u8 frames in luma mode (GlobalLuma): the chunk kernels (16 bytes of 4
+// Global equalization of 4- and 3-channel u8 frames in luma mode: the luma chunk kernels (16 bytes of 4
 // pixels, 48 bytes of 16 pixels of 3 channels), taken where both views start on 16 bytes with pitches of 16k, and the tile kernels they replaced (every other placement: pixel words
 // where rows are 4-byte aligned, else bytes), against the reference byte for byte, on every channel order, with the
 // output poisoned and its padding and the bytes before the view checked.
 namespace {
-
-using detail::GlobalLuma;
 
 struct LumaLayout {
     ChannelOrder order;
@@ -979,21 +947,15 @@ EqualizePlan lumaPlan(const LumaLayout& layout, EqualizeDesc d = {}) {
     return EqualizePlan::make(d, SampleType::U8, layout.channels, layout.order);
 }
 
-detail::KernelVariants lumaVariants(GlobalLuma v) {
-    detail::KernelVariants variants;
-    variants.globalLuma = v;
-    return variants;
-}
-
 // The decision function of one chunk path: whether the equalizer takes its chunk kernels for src → dst.
-using ChunksApply = bool (*)(const EqualizePlan&, const detail::KernelVariants&, const ImageView&, const ImageView&);
+using ChunksApply = bool (*)(const EqualizePlan&, const ImageView&, const ImageView&);
 
 // runPlaced, also asking `applies` about the frame's views.
-HostImage runLuma(Equalizer& eq, const detail::KernelVariants& variants, ChunksApply applies, HostImage& src,
-                  const Placement& at, bool& chunks, GpuStream stream = nullptr) {
+HostImage runLuma(Equalizer& eq, ChunksApply applies, HostImage& src, const Placement& at, bool& chunks,
+                  GpuStream stream = nullptr) {
     DeviceFrame in(src, at.aligned, at.srcOffset);
     DeviceFrame out(src.width(), src.height(), src.channels(), SampleType::U8, at.aligned, at.dstOffset);
-    chunks = applies(eq.plan(), variants, in.view(), out.view());
+    chunks = applies(eq.plan(), in.view(), out.view());
     if (stream) CUDAFILTERS_CHECK(cudaDeviceSynchronize());
     eq.process(in.view(), out.view(), stream);
     CUDAFILTERS_CHECK(cudaDeviceSynchronize());
@@ -1053,14 +1015,13 @@ void expectFrameKernels(const std::vector<std::string>& names, const std::array<
 
 // Plans outside a chunk path: its decision says no, and a captured frame of 64 × 32 holds none of its kernels.
 template <std::size_t N>
-void expectNotTaken(const EqualizePlan (&plans)[N], const detail::KernelVariants& variants, ChunksApply applies,
-                    std::initializer_list<const char*> kernels) {
+void expectNotTaken(const EqualizePlan (&plans)[N], ChunksApply applies, std::initializer_list<const char*> kernels) {
     for (const EqualizePlan& plan : plans) {
         HostImage src(64, 32, plan.channels, plan.type);
         fillPattern(src, Pattern::Blobs, 1);
         DeviceFrame in(src, true), out(src, true);
-        EXPECT_FALSE(applies(plan, variants, in.view(), out.view()));
-        auto gpu = detail::makeCudaEqualizer(plan, variants);
+        EXPECT_FALSE(applies(plan, in.view(), out.view()));
+        auto gpu = makeCudaEqualizer(plan);
         const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
         for (const char* kernel : kernels) EXPECT_FALSE(anyNameHolds(names, kernel)) << kernel << ": " << joined(names);
     }
@@ -1086,21 +1047,19 @@ TEST(HisteqGpuGlobalLuma, MatchesReference) {
     for (const LumaLayout& layout : kLumaLayouts) {
         const EqualizePlan plan = lumaPlan(layout);
         auto ref = reference::makeEqualizer(plan);
-        for (GlobalLuma v : {GlobalLuma::Chunks, GlobalLuma::Pixels}) {
-            const detail::KernelVariants variants = lumaVariants(v);
-            auto gpu = detail::makeCudaEqualizer(plan, variants);
+        {
+            auto gpu = makeCudaEqualizer(plan);
             for (Size2 s : sizes)
                 for (int content = 0; content < kLumaContents; ++content) {
                     HostImage src = lumaFrame(s, content, layout, 11 + s.w);
                     const HostImage expected = runHost(*ref, src);
                     for (const Placement& at : kLumaPlacements) {
-                        const std::string what = std::string(layout.name) + " " + detail::globalLumaName(v) + " " +
-                                                 sizeName(s) + " " + lumaContentName(content) + " " +
+                        const std::string what = std::string(layout.name) + " " + sizeName(s) + " " + lumaContentName(content) + " " +
                                                  placementName(at);
                         bool chunks = false;
-                        const Difference diff = compareImages(expected, runLuma(*gpu, variants, detail::globalLumaChunksApply, src, at, chunks));
+                        const Difference diff = compareImages(expected, runLuma(*gpu, detail::globalLumaChunksApply, src, at, chunks));
                         EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
-                        EXPECT_EQ(chunks, v == GlobalLuma::Chunks && chunksExpected(at)) << what;
+                        EXPECT_EQ(chunks, chunksExpected(at)) << what;
                     }
                 }
         }
@@ -1116,19 +1075,18 @@ TEST(HisteqGpuGlobalLuma, LargeFramesMatchReference) {
         for (Size2 s : {Size2{1921, 1081}, Size2{3840, 2160}}) {
             const EqualizePlan plan = lumaPlan(layout);
             auto ref = reference::makeEqualizer(plan);
-            const detail::KernelVariants variants = lumaVariants(GlobalLuma::Chunks);
-            auto gpu = detail::makeCudaEqualizer(plan, variants);
+            auto gpu = makeCudaEqualizer(plan);
             for (int content : {0, 4, 5}) {  // random, blobs, colour bars
                 HostImage src = lumaFrame(s, content, layout, 5);
-                const HostImage expected = runHost(*ref, src);
-                for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
-                    bool chunks = false;
-                    const Difference diff = compareImages(expected, runLuma(*gpu, variants, detail::globalLumaChunksApply, src, at, chunks));
-                    EXPECT_EQ(diff.differing, 0) << layout.name << " " << sizeName(s) << " "
-                                                 << lumaContentName(content) << " " << placementName(at) << ": "
-                                                 << describe(diff);
-                    EXPECT_EQ(chunks, chunksExpected(at));
-                }
+            const HostImage expected = runHost(*ref, src);
+            for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
+                bool chunks = false;
+                const Difference diff = compareImages(expected, runLuma(*gpu, detail::globalLumaChunksApply, src, at, chunks));
+                EXPECT_EQ(diff.differing, 0) << layout.name << " " << sizeName(s) << " "
+                                             << lumaContentName(content) << " " << placementName(at) << ": "
+                                             << describe(diff);
+                EXPECT_EQ(chunks, chunksExpected(at));
+            }
             }
         }
 }
@@ -1144,24 +1102,23 @@ TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
     statistics.statistics = true;
     for (const LumaLayout& layout : {kLumaLayouts[1], kLumaLayouts[kRgb]})
     for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
-        for (GlobalLuma v : {GlobalLuma::Chunks, GlobalLuma::Pixels})
-            for (const Placement& at : kLumaPlacements) {
-                const EqualizePlan plan = lumaPlan(layout, d);
-                auto gpu = detail::makeCudaEqualizer(plan, lumaVariants(v));
-                auto ref = reference::makeEqualizer(plan);
-                HostImage src = lumaFrame({97, 61}, 4, layout, 3);
-                const HostImage expected = runHost(*ref, src);
-                DeviceFrame in(src, at.aligned, at.srcOffset);
-                DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned, at.dstOffset);
-                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
-                const bool chunks = v == GlobalLuma::Chunks && chunksExpected(at);
-                const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
-                                         (d.statistics ? "statistics " : "") + detail::globalLumaName(v) + " " +
-                                         placementName(at) + ": " + joined(names);
-                expectFrameKernels(names, {"globalHistogramLuma8", "globalApplyLuma8"}, chunks, layout.channels, what);
-                EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
-            }
+        for (const Placement& at : kLumaPlacements) {
+            const EqualizePlan plan = lumaPlan(layout, d);
+            auto gpu = makeCudaEqualizer(plan);
+            auto ref = reference::makeEqualizer(plan);
+            HostImage src = lumaFrame({97, 61}, 4, layout, 3);
+            const HostImage expected = runHost(*ref, src);
+            DeviceFrame in(src, at.aligned, at.srcOffset);
+            DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned, at.dstOffset);
+            CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+            const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+            const bool chunks = chunksExpected(at);
+            const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
+                                     (d.statistics ? "statistics " : "") +
+                                     placementName(at) + ": " + joined(names);
+            expectFrameKernels(names, {"globalHistogramLuma8", "globalApplyLuma8"}, chunks, layout.channels, what);
+            EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
+        }
     // Other plans never take them: CLAHE, per-channel (4 and 3 channels), u16 (4 and 3 channels).
     EqualizeDesc perChannel;
     perChannel.colorMode = ColorMode::PerChannel;
@@ -1171,25 +1128,15 @@ TEST(HisteqGpuGlobalLuma, ChunkKernelsRunWhereRowsAreAligned) {
                                    EqualizePlan::make(perChannel, SampleType::U8, 3),
                                    EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 4),
                                    EqualizePlan::make(EqualizeDesc{}, SampleType::U16, 3)};
-    expectNotTaken(others, lumaVariants(GlobalLuma::Chunks), detail::globalLumaChunksApply,
+    expectNotTaken(others, detail::globalLumaChunksApply,
                    {"globalHistogramLuma8", "globalApplyLuma8"});
 }
 
-// CLAHE of 4- and 3-channel u8 frames in luma mode (ClaheLuma): the chunk kernels (claheHistogramLuma8, claheBandsLuma8),
+// CLAHE of 4- and 3-channel u8 frames in luma mode: the CLAHE luma chunk kernels (claheHistogramLuma8, claheBandsLuma8),
 // taken where both views start on 16 bytes with pitches of 16k and a band's LUT quads fit, and the tile kernels they
 // replaced, against the reference byte for byte on every channel order, tile grids from 1 × 1 to one tile per pixel,
 // clip limits, widths that end in a partial chunk, padded tiles, statistics, temporal smoothing, in place.
 namespace {
-
-using detail::ClaheLuma;
-
-detail::KernelVariants claheLumaVariants(ClaheLuma v, int histogramBlocksPerSm = 0, int bandRows = 0) {
-    detail::KernelVariants variants;
-    variants.claheLuma = v;
-    variants.histogramBlocksPerSm = histogramBlocksPerSm;
-    variants.bandRows = bandRows;
-    return variants;
-}
 
 EqualizePlan claheLumaPlan(const LumaLayout& layout, double clip, int tx, int ty, EqualizeDesc d = {}) {
     d.mode = EqualizeMode::Clahe;
@@ -1207,19 +1154,11 @@ const std::pair<int, int> kClaheGrids[] = {{8, 8}, {5, 3}, {1, 1}, {16, 9}, {3, 
 }  // namespace
 
 // Small and odd frames (1 × 1 to 97 × 61: grids as large as the frame, widths of 1 to 3 pixels past a chunk, padded
-// tiles), every channel order and grid, the chunk kernels at the default and at forced histogram blocks and band rows.
+// tiles), every channel order and grid, at every placement (the chunk kernels where the rows are aligned, else the tile
+// kernels).
 TEST(HisteqGpuClaheLuma, MatchesReference) {
     REQUIRE_GPU();
     const std::vector<Size2> sizes{{1, 1}, {5, 3}, {8, 8}, {16, 9}, {17, 11}, {31, 21}, {97, 61}};
-    struct Variant {
-        ClaheLuma v;
-        int histogramBlocksPerSm, bandRows;
-        std::size_t placements;  // the first n of kLumaPlacements
-    };
-    const Variant variants[] = {{ClaheLuma::Chunks, 0, 0, std::size(kLumaPlacements)},
-                                {ClaheLuma::Chunks, 8, 8, 2},
-                                {ClaheLuma::Chunks, 2, 16, 1},
-                                {ClaheLuma::Pixels, 0, 0, 5}};
     int combination = 0;
     for (const LumaLayout& layout : kLumaLayouts) {
         for (Size2 s : sizes)
@@ -1231,22 +1170,17 @@ TEST(HisteqGpuClaheLuma, MatchesReference) {
                 auto ref = reference::makeEqualizer(plan);
                 HostImage src = lumaFrame(s, content, layout, std::uint32_t(7 + s.w + tx));
                 const HostImage expected = runHost(*ref, src);
-                for (const Variant& variant : variants) {
-                    const detail::KernelVariants kv =
-                        claheLumaVariants(variant.v, variant.histogramBlocksPerSm, variant.bandRows);
-                    auto gpu = detail::makeCudaEqualizer(plan, kv);
-                    for (std::size_t i = 0; i < variant.placements; ++i) {
-                        const Placement& at = kLumaPlacements[i];
-                        const std::string what = std::string(layout.name) + " " + detail::claheLumaName(variant.v) +
-                                                 " " + std::to_string(variant.histogramBlocksPerSm) + "/" +
-                                                 std::to_string(variant.bandRows) + " " + sizeName(s) + " grid " +
+                {
+                    auto gpu = makeCudaEqualizer(plan);
+                    for (const Placement& at : kLumaPlacements) {
+                        const std::string what = std::string(layout.name) + " " + sizeName(s) + " grid " +
                                                  std::to_string(tx) + "x" + std::to_string(ty) + " clip " +
                                                  std::to_string(clip) + " " + lumaContentName(content) + " " +
                                                  placementName(at);
                         bool chunks = false;
-                        const Difference diff = compareImages(expected, runLuma(*gpu, kv, detail::claheLumaChunksApply, src, at, chunks));
+                        const Difference diff = compareImages(expected, runLuma(*gpu, detail::claheLumaChunksApply, src, at, chunks));
                         EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
-                        if (variant.v == ClaheLuma::Pixels || !chunksExpected(at)) {
+                        if (!chunksExpected(at)) {
                             EXPECT_FALSE(chunks) << what;
                         } else if (coarseTiles(s, tx, ty)) {
                             EXPECT_TRUE(chunks) << what;
@@ -1268,17 +1202,16 @@ TEST(HisteqGpuClaheLuma, ClipLimitsMatchReference) {
                 HostImage src = lumaFrame({389, 203}, content, kLumaLayouts[0], 13);
                 auto ref = reference::makeEqualizer(plan);
                 const HostImage expected = runHost(*ref, src);
-                for (ClaheLuma v : {ClaheLuma::Chunks, ClaheLuma::Pixels}) {
-                    const detail::KernelVariants kv = claheLumaVariants(v);
-                    auto gpu = detail::makeCudaEqualizer(plan, kv);
+                {
+                    auto gpu = makeCudaEqualizer(plan);
                     bool chunks = false;
-                    const std::string what = std::string(detail::claheLumaName(v)) + " clip " + std::to_string(clip) +
+                    const std::string what = "clip " + std::to_string(clip) +
                                              " " + lumaContentName(content) + " grid " + std::to_string(tx) + "x" +
                                              std::to_string(ty);
                     const Difference diff =
-                        compareImages(expected, runLuma(*gpu, kv, detail::claheLumaChunksApply, src, kLumaPlacements[0], chunks));
+                        compareImages(expected, runLuma(*gpu, detail::claheLumaChunksApply, src, kLumaPlacements[0], chunks));
                     EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
-                    EXPECT_EQ(chunks, v == ClaheLuma::Chunks) << what;
+                    EXPECT_TRUE(chunks) << what;
                 }
             }
 }
@@ -1296,14 +1229,13 @@ TEST(HisteqGpuClaheLuma, LargeFramesMatchReference) {
                 auto ref = reference::makeEqualizer(plan);
                 HostImage src = lumaFrame(sizes[i], content, layout, 5);
                 const HostImage expected = runHost(*ref, src);
-                const detail::KernelVariants kv = claheLumaVariants(ClaheLuma::Chunks);
-                auto gpu = detail::makeCudaEqualizer(plan, kv);
+                auto gpu = makeCudaEqualizer(plan);
                 for (const Placement& at : {kLumaPlacements[0], kLumaPlacements[1], kLumaPlacements[5]}) {
                     bool chunks = false;
                     const std::string what = std::string(layout.name) + " " + sizeName(sizes[i]) + " grid " +
                                              std::to_string(tx) + "x" + std::to_string(ty) + " " +
                                              lumaContentName(content) + " " + placementName(at);
-                    const Difference diff = compareImages(expected, runLuma(*gpu, kv, detail::claheLumaChunksApply, src, at, chunks));
+                    const Difference diff = compareImages(expected, runLuma(*gpu, detail::claheLumaChunksApply, src, at, chunks));
                     EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
                     EXPECT_EQ(chunks, chunksExpected(at)) << what;
                 }
@@ -1332,30 +1264,28 @@ TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
                           {{64, 64}, 64, 64, false, false}};
     for (const LumaLayout& layout : {kLumaLayouts[1], kLumaLayouts[kBgr]})
     for (const EqualizeDesc& d : {EqualizeDesc{}, statistics, smoothed})
-        for (ClaheLuma v : {ClaheLuma::Chunks, ClaheLuma::Pixels})
-            for (const Grid& g : grids)
-                for (const Placement& at : kLumaPlacements) {
-                    const EqualizePlan plan = claheLumaPlan(layout, 2.0, g.tx, g.ty, d);
-                    const detail::KernelVariants kv = claheLumaVariants(v);
-                    auto gpu = detail::makeCudaEqualizer(plan, kv);
-                    auto ref = reference::makeEqualizer(plan);
-                    HostImage src = lumaFrame(g.size, 4, layout, 3);
-                    const HostImage expected = runHost(*ref, src);
-                    DeviceFrame in(src, at.aligned, at.srcOffset);
-                    DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned,
-                                    at.dstOffset);
-                    CUDAFILTERS_CHECK(cudaDeviceSynchronize());
-                    const bool chunks =
-                        v == ClaheLuma::Chunks && chunksExpected(at) && (layout.channels == 3 ? g.fits3 : g.fits4);
-                    EXPECT_EQ(detail::claheLumaChunksApply(plan, kv, in.view(), out.view()), chunks);
-                    const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
-                    const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
-                                             (d.statistics ? "statistics " : "") + detail::claheLumaName(v) + " " +
-                                             sizeName(g.size) + " grid " + std::to_string(g.tx) + "x" +
-                                             std::to_string(g.ty) + " " + placementName(at) + ": " + joined(names);
-                    expectFrameKernels(names, {"claheHistogramLuma8", "claheBandsLuma8"}, chunks, layout.channels, what);
-                    EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
-                }
+        for (const Grid& g : grids)
+            for (const Placement& at : kLumaPlacements) {
+                const EqualizePlan plan = claheLumaPlan(layout, 2.0, g.tx, g.ty, d);
+                auto gpu = makeCudaEqualizer(plan);
+                auto ref = reference::makeEqualizer(plan);
+                HostImage src = lumaFrame(g.size, 4, layout, 3);
+                const HostImage expected = runHost(*ref, src);
+                DeviceFrame in(src, at.aligned, at.srcOffset);
+                DeviceFrame out(src.width(), src.height(), layout.channels, SampleType::U8, at.aligned,
+                                at.dstOffset);
+                CUDAFILTERS_CHECK(cudaDeviceSynchronize());
+                const bool chunks =
+                    chunksExpected(at) && (layout.channels == 3 ? g.fits3 : g.fits4);
+                EXPECT_EQ(detail::claheLumaChunksApply(plan, in.view(), out.view()), chunks);
+                const std::vector<std::string> names = kernelsOfFrame(*gpu, in.view(), out.view());
+                const std::string what = std::string(layout.name) + " " + (d.smoothing > 0 ? "smoothed " : "") +
+                                         (d.statistics ? "statistics " : "") +
+                                         sizeName(g.size) + " grid " + std::to_string(g.tx) + "x" +
+                                         std::to_string(g.ty) + " " + placementName(at) + ": " + joined(names);
+                expectFrameKernels(names, {"claheHistogramLuma8", "claheBandsLuma8"}, chunks, layout.channels, what);
+                EXPECT_EQ(compareImages(expected, out.download()).differing, 0) << what;
+            }
     // Other plans never take them: global luma, per-channel CLAHE (4 and 3 channels), u16 (4 and 3 channels).
     EqualizeDesc perChannel = clahe(2, 4, 4);
     perChannel.colorMode = ColorMode::PerChannel;
@@ -1365,19 +1295,18 @@ TEST(HisteqGpuClaheLuma, ChunkKernelsRunWhereRowsAreAligned) {
                                    EqualizePlan::make(perChannel, SampleType::U8, 3),
                                    EqualizePlan::make(clahe(2, 4, 4), SampleType::U16, 4),
                                    EqualizePlan::make(clahe(2, 4, 4), SampleType::U16, 3)};
-    expectNotTaken(others, claheLumaVariants(ClaheLuma::Chunks), detail::claheLumaChunksApply,
+    expectNotTaken(others, detail::claheLumaChunksApply,
                    {"claheHistogramLuma8", "claheBandsLuma8"});
 }
 
-// What the two chunk paths of 4- and 3-channel u8 luma frames share, tested on both: global equalization (GlobalLuma) and
-// CLAHE 5 × 3, clip 3 (ClaheLuma; its statistics count the frame's pixels, not the tiles' padding).
+// What the two chunk paths of 4- and 3-channel u8 luma frames share, tested on both: global equalization and CLAHE
+// 5 × 3, clip 3 (its statistics count the frame's pixels, not the tiles' padding).
 namespace {
 
 struct LumaPath {
     const char* name;
     bool clahe;
-    detail::KernelVariants variants;  // the path's chunk kernels asked for
-    ChunksApply applies;              // the equalizer's decision
+    ChunksApply applies;  // the equalizer's decision
 
     EqualizePlan plan(const LumaLayout& layout, EqualizeDesc d = {}) const {
         return clahe ? claheLumaPlan(layout, 3.0, 5, 3, d) : lumaPlan(layout, d);
@@ -1385,8 +1314,8 @@ struct LumaPath {
 };
 
 const LumaPath kLumaPaths[] = {
-    {"global", false, lumaVariants(GlobalLuma::Chunks), detail::globalLumaChunksApply},
-    {"CLAHE 5x3", true, claheLumaVariants(ClaheLuma::Chunks), detail::claheLumaChunksApply},
+    {"global", false, detail::globalLumaChunksApply},
+    {"CLAHE 5x3", true, detail::claheLumaChunksApply},
 };
 
 }  // namespace
@@ -1400,7 +1329,7 @@ TEST(HisteqGpuLumaChunks, StatisticsMatchReference) {
         for (const LumaLayout& layout : {kLumaLayouts[0], kLumaLayouts[3], kLumaLayouts[8], kLumaLayouts[kRgb]}) {
             const EqualizePlan plan = path.plan(layout, d);
             auto ref = reference::makeEqualizer(plan);
-            auto gpu = detail::makeCudaEqualizer(plan, path.variants);
+            auto gpu = makeCudaEqualizer(plan);
             for (int frame = 0; frame < 2 * kStatisticsDepth; ++frame) {
                 HostImage src = lumaFrame(frame % 3 ? Size2{203, 101} : Size2{385, 289}, frame % kLumaContents,
                                           layout, std::uint32_t(frame));
@@ -1410,7 +1339,7 @@ TEST(HisteqGpuLumaChunks, StatisticsMatchReference) {
                 const std::string what = std::string(path.name) + " " + layout.name + " frame " +
                                          std::to_string(frame) + " " + lumaContentName(frame % kLumaContents) + " " +
                                          placementName(at);
-                const HostImage out = runLuma(*gpu, path.variants, path.applies, src, at, chunks);
+                const HostImage out = runLuma(*gpu, path.applies, src, at, chunks);
                 EXPECT_EQ(compareImages(expected, out).differing, 0) << what;
                 EXPECT_EQ(chunks, chunksExpected(at)) << what;
                 expectSameStatistics(*ref, *gpu, std::uint64_t(frame), what);
@@ -1433,7 +1362,7 @@ TEST(HisteqGpuLumaChunks, SmoothedFramesMatchReference) {
                 d.statistics = true;
                 const EqualizePlan plan = path.plan(layout, d);
                 auto ref = reference::makeEqualizer(plan);
-                auto gpu = detail::makeCudaEqualizer(plan, path.variants);
+                auto gpu = makeCudaEqualizer(plan);
                 for (int t = 0; t < 12; ++t) {
                     if (t == 7) {
                         ref->reset();
@@ -1449,7 +1378,7 @@ TEST(HisteqGpuLumaChunks, SmoothedFramesMatchReference) {
                                              " EMA alpha " + std::to_string(alpha) + " frame " + std::to_string(t) +
                                              " " + placementName(at);
                     const Difference diff = compareImages(
-                        expected, runLuma(*gpu, path.variants, path.applies, src, at, chunks, t % 2 ? a.get() : b.get()));
+                        expected, runLuma(*gpu, path.applies, src, at, chunks, t % 2 ? a.get() : b.get()));
                     EXPECT_EQ(diff.differing, 0) << what << ": " << describe(diff);
                     EXPECT_EQ(chunks, chunksExpected(at)) << what;
                     expectSameStatistics(*ref, *gpu, std::uint64_t(t), what);
@@ -1471,7 +1400,7 @@ TEST(HisteqGpuLumaChunks, FramesBackToBackAcrossStreams) {
         for (const EqualizeDesc& d : {EqualizeDesc{}, smoothed}) {
             const EqualizePlan plan = path.plan(layout, d);
             auto ref = reference::makeEqualizer(plan);
-            auto gpu = detail::makeCudaEqualizer(plan, path.variants);
+            auto gpu = makeCudaEqualizer(plan);
             std::vector<HostImage> expected;
             std::vector<std::unique_ptr<DeviceFrame>> ins, outs;
             for (int t = 0; t < kFrames; ++t) {
@@ -1509,21 +1438,20 @@ TEST(HisteqGpuLumaChunks, InPlace) {
     struct Case {
         std::string name;
         EqualizePlan plan;
-        detail::KernelVariants variants;
     };
     std::vector<Case> cases;
     for (std::size_t layout : {std::size_t(2), kRgb}) {
         const std::string suffix = std::string(" ") + kLumaLayouts[layout].name;
         for (const LumaPath& path : kLumaPaths)
-            cases.push_back({path.name + suffix, path.plan(kLumaLayouts[layout]), path.variants});
-        cases.push_back({"CLAHE 16x9" + suffix, claheLumaPlan(kLumaLayouts[layout], 2.0, 16, 9), kLumaPaths[1].variants});
+            cases.push_back({path.name + suffix, path.plan(kLumaLayouts[layout])});
+        cases.push_back({"CLAHE 16x9" + suffix, claheLumaPlan(kLumaLayouts[layout], 2.0, 16, 9)});
     }
-    for (const auto& [name, plan, variants] : cases)
+    for (const auto& [name, plan] : cases)
         for (const Placement& at : kLumaPlacements) {
             HostImage src = lumaFrame({257, 130}, 4, plan.channels == 3 ? kLumaLayouts[kRgb] : kLumaLayouts[2], 9);
             auto ref = reference::makeEqualizer(plan);
             const HostImage expected = runHost(*ref, src);
-            auto gpu = detail::makeCudaEqualizer(plan, variants);
+            auto gpu = makeCudaEqualizer(plan);
             DeviceFrame frame(src, at.aligned, at.srcOffset);
             gpu->process(frame.view(), frame.view());
             CUDAFILTERS_CHECK(cudaDeviceSynchronize());

@@ -17,8 +17,8 @@
 // aligned stores the destination allows. Channels outside the mask are copied from the tile (inside the frame it
 // holds the source samples exactly).
 //
-// One-channel frames can take the same kernel (C = 1, K = 3 and 5; KernelVariants::grayTile), 128 × 16 tiles with one
-// output row per thread, against the tiled kernel's 128 × 32 with two.
+// One-channel frames can take the same kernel (C = 1, K = 3 and 5: the gray tile rows of the routing table), 128 × 16
+// tiles with one output row per thread, against the tiled kernel's 128 × 32 with two.
 //
 // Separable plans (a Gaussian, a box) take interleavedSeparableKernel: the same tile, a row pass per channel into an
 // intermediate plane, then the column pass.
@@ -363,8 +363,7 @@ template <int C> void launchInterleavedC(int k, const ConvFrame& frame, const fl
 
 }  // namespace
 
-bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan) {
-    if (variant < 0 || (separablePlan && variant == 2)) return false;
+bool interleavedApplies(int k, int bank, const ConvFrame& frame) {
     return (k == 3 || k == 5 || k == 7 || k == 9) && bank == 1 && frame.combine != Combine::Channels &&
            frame.inChannels >= 2 && frame.inChannels <= 4 && frame.outChannels == frame.inChannels;
 }
@@ -375,28 +374,27 @@ template <typename Launch> void byChannels(int channels, Launch launch) {
     else launch(std::integral_constant<int, 4>{});
 }
 
-bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                         int variant) {
-    if (!interleavedApplies(k, bank, frame, variant, false)) return false;
+bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    if (!interleavedApplies(k, bank, frame)) return false;
     byChannels(frame.inChannels, [&](auto c) { launchInterleavedC<decltype(c)::value>(k, frame, taps, stream); });
     return true;
 }
 
-bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant) {
-    return variant == 0 && (k == 3 || k == 5) && bank == 1 && frame.combine != Combine::Channels &&
+bool grayTileApplies(int k, int bank, const ConvFrame& frame) {
+    return (k == 3 || k == 5) && bank == 1 && frame.combine != Combine::Channels &&
            frame.inChannels == 1 && frame.outChannels == 1;
 }
 
-bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant) {
-    if (!grayTileApplies(k, bank, frame, variant)) return false;
+bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    if (!grayTileApplies(k, bank, frame)) return false;
     launchInterleavedC<1>(k, frame, taps, stream);
     return true;
 }
 
 bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
-                                  const float* column, cudaStream_t stream, int variant) {
-    if (!interleavedApplies(k, 1, frame, variant, true)) return false;
-    const bool direct = variant == 1 || (variant == 0 && k <= 5);
+                                  const float* column, cudaStream_t stream) {
+    if (!interleavedApplies(k, 1, frame)) return false;
+    const bool direct = k <= 5;
     byChannels(frame.inChannels, [&](auto c) {
         if (direct) launchInterleavedC<decltype(c)::value>(k, frame, taps, stream);
         else launchInterleavedSeparableC<decltype(c)::value>(k, frame, row, column, stream);

@@ -48,65 +48,15 @@ bool directSizeSupported(int k);
 // Banks the direct kernels sum in one launch: one or two kernels at every compiled size, up to 8 at K = 3 and 5.
 bool directBankSupported(int k, int bank);
 
-// Which kernel variant a launch takes where several are compiled. Chosen per CudaConvolver: the defaults are the
-// measured best, and where each kernel is taken, and why, is the routing table's (kernel_route.cpp, one reason a row
-// with the benchmark that measured it). Tests and the benchmark ask for a variant explicitly.
-struct KernelVariants {
-    // The barrier-free small-K direct kernel (u8 K = 3, one channel, behind the gray tile kernel): 0 wherever it
-    // applies, 1 on frames of 4 Mpixel and more (smallDirectApplies), -1 never (the tiled kernel).
-    int smallDirect = 1;
-    // The separable kernels. The tile kernel (convolve_separable.cu): 0: 64 x 32 tiles, 1: 64 x 64 tiles for u8
-    // K = 31, 2: 64 x 64 for u8 K = 31 on frames of 4 Mpixel and more. The streaming kernel
-    // (convolve_separable_stream.cu, K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2): 3 and 4 always, its
-    // row segments sized for one wave (3) or two (4). 5 (the default): the u8 streaming kernel
-    // (convolve_separable_staged_u8.cu) wherever it applies, else the streaming kernel where the table takes it, else as 2.
-    // 6 … 11: as 5 with the u8 streaming kernel's other choices (BytesChoice, in its order: Other, FullWaves,
-    // TwoBarriers, OneBarrier, EvenSegments, OtherOneBarrier). `bench-convolve --ks 7,9,15,31` (build-bench) times
-    // every variant beside the default.
-    int separable = 5;
-    // The interleaved-pixel kernels (u8, 2 to 4 channels, one kernel, K = 3, 5, 7, 9; all channels of a pixel in one
-    // thread). Direct plans take the interleaved direct kernel under 0 to 3. Separable plans: 0 the interleaved direct
-    // kernel on the full K × K taps for K ≤ 5 and the interleaved separable kernel for K = 7 and 9, 1 always the
-    // interleaved direct kernel, 2 the per-channel separable kernels, 3 always the interleaved separable kernel. -1:
-    // never (the per-channel kernels for every plan).
-    int interleaved = 0;
-    // The one-channel instance of the interleaved direct kernel (u8 K = 3 and 5, one kernel; separable plans on their
-    // full taps): 0 wherever it applies, -1 never.
-    int grayTile = 0;
-    // The register-window kernels (u8; separable plans at K = 3, 5 and, for one channel, 7; direct plans at K = 3 and,
-    // for one channel, 5; convolve_register_window.cu): 0 where registerWindowApplies' frame sizes take them, with row
-    // segments fitted to the waves of blocks the GPU holds (segmentFor); 1 … 4 wherever they are compiled, with
-    // segments of 8, 16, 32, 64 rows; -1 never. `bench-convolve --ks 3,5,7 --size WxH` (build-bench) times every
-    // variant beside the default.
-    int registerWindow = 0;
-    // Plans of sizes without compiled kernels padded with zero taps to the next compiled size (padded_plan.hpp):
-    // false runs them as they are (the generic kernel, or the FFT where auto finds it cheaper than that).
-    bool padSizes = true;
-    // Banks of three or four kernels written to their own output channels (output=channels: Combine::Channels) as
-    // direct launches of at most two kernels each; false: the generic kernel.
-    bool splitBanks = true;
-    // Banks of 3 to 8 kernels at K = 3 and 5 in one direct launch (directBankSupported); false: the generic kernel
-    // (or, written to their own channels, split launches under splitBanks).
-    bool directBanks = true;
-};
-constexpr int kInterleavedVariants = 5;  // -1 … 3
-constexpr int kSeparableVariants = 12;
-
 // Direct K×K correlation of a bank of kernels in one launch (taps: bank × k × k floats, row-major, already divided),
 // by the direct kernel the routing table picks for the frame (kernel_route.hpp); throws where none is compiled. With
 // Combine::Channels the bank results go to output channels 0..bank-1.
-void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                  const KernelVariants& variants = {});
+void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 
-// A separable plan's frame by the per-channel separable kernels the routing table picks among (the u8 streaming
-// kernel, the streaming kernel, the tile kernel), the interleaved and register-window kernels left out. row and
-// column: k floats each.
-void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                     cudaStream_t stream, const KernelVariants& variants = {});
-// The fused separable tile kernel (row pass into shared memory, column pass from it), its tile height under
-// KernelVariants::separable; throws where no size is compiled.
+// The fused separable tile kernel (row pass into shared memory, column pass from it): 64 × 32 output tiles, for u8
+// K = 31 on frames of 4 Mpixel and more 64 × 64 (convolve_separable.cu); throws where no size is compiled.
 void launchSeparableTile(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                         cudaStream_t stream, const KernelVariants& variants);
+                         cudaStream_t stream);
 
 // The streaming separable kernel: launches it and returns true where one is compiled for (type, k, channels), else
 // returns false and launches nothing. waves: how many waves of blocks the row segments are sized for.
@@ -116,21 +66,14 @@ bool launchSeparableStream(SampleType type, int k, const ConvFrame& frame, const
 // The u8 streaming separable kernel (convolve_separable_staged_u8.cu): K = 7, 9, 15 and 31, 1 to 4 channels each filtered
 // or copied, source rows 16-byte aligned, destination rows 4-byte aligned, 255 levels, under Border::Constant a
 // borderValue that is a byte. launchSeparableStagedU8 launches it and returns true where it applies, else returns false
-// and launches nothing. BytesChoice::Best: the measured best (one channel: 3 blocks per SM at K = 15 from 1.5 Mpixel,
-// else 4; segments for one wave, but two for packed RGB at K = 15 from 4 Mpixel; for one and two channels one wave's
-// segments fitted to the row-pass chunks; the edge strips' segments shorter: bytesPieces); Other: one channel the other
-// number of blocks per SM, 2 to 4 channels the other number of waves; FullWaves: as Best, but as many segments as fill
-// the waves. Best runs a chunk's row pass beside the previous chunk's column pass, one barrier a chunk, where that
-// measured faster (oneBarrierBest); Other and FullWaves never; TwoBarriers: as Best, never; OneBarrier: as Best,
-// always; EvenSegments: as Best with the edge strips' segments as long as the others' (Best cuts them shorter:
-// bytesPieces); OtherOneBarrier: as Other with one barrier a chunk.
-enum class BytesChoice { Best, Other, FullWaves, TwoBarriers, OneBarrier, EvenSegments, OtherOneBarrier };
+// and launches nothing. Its launch configuration, each measured with `bench-convolve --ks 7,9,15,31` (build-bench): one
+// channel 3 blocks per SM at K = 15 from 1.5 Mpixel, else 4; segments for one wave, but two for 2 to 4 channels at
+// K = 7 and 9 and for packed RGB at K = 15 from 4 Mpixel; for one and two channels one wave's segments fitted to the
+// row-pass chunks; the edge strips' segments shorter (bytesPieces); a chunk's row pass beside the previous chunk's
+// column pass, one barrier a chunk, where that measures faster (oneBarrierBest).
 bool separableStagedU8Applies(SampleType type, int k, const ConvFrame& frame);
 bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                          cudaStream_t stream, BytesChoice choice);
-// The same under KernelVariants::separable (5 and up; 6 … 11 the choices above, in their order), else false.
-bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                          cudaStream_t stream, const KernelVariants& variants);
+                             cudaStream_t stream);
 // Its row segments per strip of `strips` strips, on `multiprocessors` SMs holding `slotsPerSm` blocks each: as many
 // as fill `waves` waves, or (fit, one wave) the number whose busiest SM runs the fewest row-pass chunks of
 // `chunkRows` rows (see its definition).
@@ -152,13 +95,12 @@ double bytesEdgeChunkCost(int channels);
 // The register-window kernels (convolve_register_window.cu; u8 rows 4-byte aligned, frames taller than K / 2, every
 // channel filtered or copied: 1 to 4 channels all filtered, or RGBA-like with the alpha copied; under
 // Border::Constant a borderValue that is a byte). Separable plans at K = 3, 5 (7 for one channel); direct plans of
-// one kernel at K = 3 (5 for one channel). Each launches and returns true when it
-// applies under `variant` (KernelVariants::registerWindow), else returns false and launches nothing.
+// one kernel at K = 3 (5 for one channel), on the frame sizes where they measure faster than the other kernels
+// (registerWindowApplies). Each launches and returns true when it applies, else returns false and launches nothing.
 bool launchSeparableRegistersU8(int k, const ConvFrame& frame, const float* row, const float* column,
-                                cudaStream_t stream, int variant);
-bool launchDirectRegistersU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                             int variant);
-bool registerWindowApplies(SampleType type, int k, int bank, bool separable, const ConvFrame& frame, int variant);
+                                cudaStream_t stream);
+bool launchDirectRegistersU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
+bool registerWindowApplies(SampleType type, int k, int bank, bool separable, const ConvFrame& frame);
 // Their grid, one dimension: first edgeBlocks blocks computing the output pixels outside [begin, end) of every row
 // sample by sample, then perRow blocks per segment of `segment` output rows (segments of them), whose warps walk
 // the row's `strips` strips down the segment. separable: the plan's kind; blocksPerSm: how many blocks of the
@@ -166,8 +108,7 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
 struct RegisterWindowGrid {
     int strips, segment, segments, perRow, edgeBlocks, begin, end;
 };
-RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int width, int height, int variant,
-                                      int blocksPerSm);
+RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int width, int height, int blocksPerSm);
 
 // Any size up to kMaxKernelSize, any bank, MultiChannel: reads global memory through borderIndex.
 // deviceTaps: the plan's kernels concatenated (kernelCount × kw × kh floats) in device memory.
@@ -178,29 +119,21 @@ void launchGeneric(SampleType type, ConvolveMode mode, int kernelCount, int kw, 
 bool launchDirectTiledU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 bool launchDirectU16(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 
-// The barrier-free small-K direct kernel (u8, one channel, word-aligned source rows, K = 3, one kernel):
-// launches it and returns true when it applies under `variant` (KernelVariants::smallDirect), else returns false
-// (the tiled kernel runs).
-bool launchSmallDirectU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
-bool smallDirectApplies(int k, int bank, const ConvFrame& frame, int variant);
-
-// The interleaved-pixel kernels (convolve_direct_interleaved.cu; u8 only), under `variant`
-// (KernelVariants::interleaved). launchInterleavedU8: a direct plan's frame; launchInterleavedSeparableU8: a separable
-// plan's frame (taps: its full K × K kernel; row, column: its factors). Each launches and returns true when an
-// interleaved kernel applies (interleavedApplies), else returns false and launches nothing.
-bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
+// The interleaved-pixel kernels (convolve_direct_interleaved.cu; u8 only, 2 to 4 channels, one kernel, K = 3, 5, 7, 9;
+// all channels of a pixel in one thread). launchInterleavedU8: a direct plan's frame; launchInterleavedSeparableU8: a
+// separable plan's frame, by the interleaved direct kernel on its full K × K taps (taps) for K ≤ 5, by the interleaved
+// separable kernel on its factors (row, column) for K = 7 and 9. Each launches and returns true when an interleaved
+// kernel applies (interleavedApplies), else returns false and launches nothing.
+bool launchInterleavedU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
 bool launchInterleavedSeparableU8(int k, const ConvFrame& frame, const float* taps, const float* row,
-                                  const float* column, cudaStream_t stream, int variant);
-bool interleavedApplies(int k, int bank, const ConvFrame& frame, int variant, bool separablePlan);
-// Its one-channel instance (K = 3, 5) under KernelVariants::grayTile; the same contract.
-bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream, int variant);
-bool grayTileApplies(int k, int bank, const ConvFrame& frame, int variant);
+                                  const float* column, cudaStream_t stream);
+bool interleavedApplies(int k, int bank, const ConvFrame& frame);
+// Its one-channel instance (K = 3, 5, one kernel); the same contract.
+bool launchGrayTileU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream);
+bool grayTileApplies(int k, int bank, const ConvFrame& frame);
 
 // The path the CUDA backend takes for a plan's frames of width × height: "copy", "direct", "separable", "generic" or
 // "fft" (tests, benchmarks). The size matters to algorithm=auto only; 0 × 0 never takes the FFT under auto.
-const char* pathName(const ConvolvePlan& plan, int width = 0, int height = 0, const KernelVariants& variants = {});
-
-// A CUDA convolver that launches the given variants (tests, benchmarks); makeCudaConvolver takes the defaults.
-std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan, const KernelVariants& variants);
+const char* pathName(const ConvolvePlan& plan, int width = 0, int height = 0);
 
 }  // namespace cudafilters::cuda_detail

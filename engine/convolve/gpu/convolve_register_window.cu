@@ -404,10 +404,9 @@ __global__ void __launch_bounds__(kWindowThreads, (minBlocksPerSm<K, C, FMASK, S
 // half a wave (at K = 3 under one wave) gets shorter ones (at least 4 rows) until it fills one. The edge columns run
 // in a few blocks of their own (registerWindowGrid): K = 3, and direct plans at K = 5 (which fit the strips' blocks
 // into the slots the edge blocks leave), count the strips' blocks alone; separable plans at K ≥ 5 count one more per
-// row. Each rule is chosen against the fixed segments of KernelVariants::registerWindow 1 … 4 with the
-// register-window rows of `bench-convolve --ks 3,5 --size WxH` (build-bench) at 720p, 1080p, 1440p and 4K.
-int segmentFor(int k, bool separable, int strips, int height, int variant, int blocksPerSm, int edgeBlocks) {
-    if (variant >= 1 && variant <= 4) return 4 << variant;  // 8, 16, 32, 64
+// row. Each rule is chosen against fixed segments of 8, 16, 32 and 64 rows with the register-window rows of
+// `bench-convolve --ks 3,5 --size WxH` (build-bench) at 720p, 1080p, 1440p and 4K.
+int segmentFor(int k, bool separable, int strips, int height, int blocksPerSm, int edgeBlocks) {
     const int sms = currentDeviceMultiprocessors();
     const int measured = k <= 3 ? 8 : std::int64_t(strips) * ((height + 15) / 16) < 8L * sms ? 8 : 16;
     // Direct plans at K = 5 fit the strips' blocks into the slots the edge blocks leave.
@@ -425,13 +424,13 @@ int segmentFor(int k, bool separable, int strips, int height, int variant, int b
 
 // taps: the row then the column factor (SEP), or the K × K taps.
 template <int K, int C, unsigned FMASK, bool SEP, bool LEAVE = false>
-void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cudaStream_t stream) {
+void launchRegisters(const ConvFrame& frame, const float* taps, cudaStream_t stream) {
     using Cfg = RegisterConfig<K, C, FMASK, LEAVE>;
     const bool wide = frame.rowAlign >= 16;
     const auto kernel = wide ? registerWindowKernel<K, C, FMASK, SEP, LEAVE, true> : registerWindowKernel<K, C, FMASK, SEP, LEAVE, false>;
     static_assert(Cfg::PX == pixelsPerLane(C) && Cfg::OUT == 30 * Cfg::PX);
     const RegisterWindowGrid g =
-        registerWindowGrid(K, SEP, C, frame.width, frame.height, variant, residentBlocksPerSm(kernel, kWindowThreads, 0));
+        registerWindowGrid(K, SEP, C, frame.width, frame.height, residentBlocksPerSm(kernel, kWindowThreads, 0));
     RegisterParams<K, SEP> p;
     p.f = frame;
     for (int i = 0; i < (SEP ? 2 * K : K * K); ++i) p.taps[i] = taps[i];
@@ -449,35 +448,35 @@ void launchRegisters(const ConvFrame& frame, const float* taps, int variant, cud
 }
 
 template <int K, bool SEP>
-bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaStream_t stream) {
+bool launchRegistersK(const ConvFrame& f, const float* taps, cudaStream_t stream) {
     const unsigned all = (1u << f.inChannels) - 1u;
     const unsigned mask = f.mask & all;
     switch (f.inChannels) {
     case 1:
-        if (mask == 1) return launchRegisters<K, 1, 1, SEP>(f, taps, variant, stream), true;
+        if (mask == 1) return launchRegisters<K, 1, 1, SEP>(f, taps, stream), true;
         return false;
     case 2:
         if constexpr (K <= 5 && (SEP || K == 3)) {
-            if (mask == 3) return launchRegisters<K, 2, 3, SEP>(f, taps, variant, stream), true;
+            if (mask == 3) return launchRegisters<K, 2, 3, SEP>(f, taps, stream), true;
             // Packed 4:2:2 as Y/chroma pairs: one channel filtered, the other copied.
             if constexpr (SEP) {
-                if (mask == 1 && (f.copy & 2u)) return launchRegisters<K, 2, 1, SEP>(f, taps, variant, stream), true;
-                if (mask == 2 && (f.copy & 1u)) return launchRegisters<K, 2, 2, SEP>(f, taps, variant, stream), true;
+                if (mask == 1 && (f.copy & 2u)) return launchRegisters<K, 2, 1, SEP>(f, taps, stream), true;
+                if (mask == 2 && (f.copy & 1u)) return launchRegisters<K, 2, 2, SEP>(f, taps, stream), true;
             }
         }
         return false;
     case 3:
         if constexpr (K <= 5 && (SEP || K == 3))
-            if (mask == 7) return launchRegisters<K, 3, 7, SEP>(f, taps, variant, stream), true;
+            if (mask == 7) return launchRegisters<K, 3, 7, SEP>(f, taps, stream), true;
         return false;
     case 4:
         if constexpr (K <= 5 && (SEP || K == 3)) {
-            if (mask == 15) return launchRegisters<K, 4, 15, SEP>(f, taps, variant, stream), true;
-            if (mask == 7 && (f.copy & 8u)) return launchRegisters<K, 4, 7, SEP>(f, taps, variant, stream), true;
+            if (mask == 15) return launchRegisters<K, 4, 15, SEP>(f, taps, stream), true;
+            if (mask == 7 && (f.copy & 8u)) return launchRegisters<K, 4, 7, SEP>(f, taps, stream), true;
             // Packed 4:2:2 macropixels: U and V filtered, Y0 and Y1 left as dst holds them.
             if constexpr (SEP) {
-                if (mask == 0xA && !(f.copy & 5u)) return launchRegisters<K, 4, 0xA, SEP, true>(f, taps, variant, stream), true;
-                if (mask == 0x5 && !(f.copy & 0xAu)) return launchRegisters<K, 4, 0x5, SEP, true>(f, taps, variant, stream), true;
+                if (mask == 0xA && !(f.copy & 5u)) return launchRegisters<K, 4, 0xA, SEP, true>(f, taps, stream), true;
+                if (mask == 0x5 && !(f.copy & 0xAu)) return launchRegisters<K, 4, 0x5, SEP, true>(f, taps, stream), true;
             }
         }
         return false;
@@ -487,8 +486,7 @@ bool launchRegistersK(const ConvFrame& f, const float* taps, int variant, cudaSt
 
 }  // namespace
 
-RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int width, int height, int variant,
-                                      int blocksPerSm) {
+RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int width, int height, int blocksPerSm) {
     const int px = pixelsPerLane(channels), r = k / 2;
     RegisterWindowGrid g;
     g.strips = (width + 30 * px - 1) / (30 * px);
@@ -497,14 +495,14 @@ RegisterWindowGrid registerWindowGrid(int k, bool separable, int channels, int w
     g.end = std::max(wholeEnd - r, g.begin);
     const std::int64_t edgePixels = std::int64_t(g.begin + (width - g.end)) * height;
     g.edgeBlocks = int(std::max<std::int64_t>((edgePixels + kWindowThreads - 1) / kWindowThreads, 1));
-    g.segment = segmentFor(k, separable, g.strips, height, variant, blocksPerSm, g.edgeBlocks);
+    g.segment = segmentFor(k, separable, g.strips, height, blocksPerSm, g.edgeBlocks);
     g.segments = (height + g.segment - 1) / g.segment;
     g.perRow = blocksPerRow(g.strips);
     return g;
 }
 
-bool registerWindowApplies(SampleType type, int k, int bank, bool separable, const ConvFrame& f, int variant) {
-    if (variant < 0 || type != SampleType::U8 || bank != 1 || f.inChannels != f.outChannels ||
+bool registerWindowApplies(SampleType type, int k, int bank, bool separable, const ConvFrame& f) {
+    if (type != SampleType::U8 || bank != 1 || f.inChannels != f.outChannels ||
         f.combine == Combine::Channels || f.rowAlign < 4 || !plainBytes(f) || f.height <= k / 2)
         return false;
     // Rows outside the frame under Border::Constant are read as words of borderValue's byte.
@@ -521,10 +519,8 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
     const bool compiled = separable ? ((k == 3 || k == 5) ? channels : k == 7 && c == 1)
                                     : (k == 3 && channels) || (k == 5 && c == 1);
     if (!compiled) return false;
-    if (variant > 0) return true;
-    // Where it measures faster than the other kernels (KernelVariants::registerWindow), each threshold chosen with the
-    // Gaussian rows of `bench-convolve --ks 3,5,7 --size WxH` (build-bench) at frame sizes on both sides of it, the
-    // register-window variants against the default.
+    // Where it measures faster than the other kernels, each threshold chosen with the Gaussian rows of
+    // `bench-convolve --ks 3,5,7 --size WxH` (build-bench) at frame sizes on both sides of it.
     const std::int64_t pixels = std::int64_t(f.width) * f.height;
     const bool large = pixels >= 4000000;
     if (!separable) return c == 1 ? k == 3 || large : k == 3;
@@ -547,25 +543,24 @@ bool registerWindowApplies(SampleType type, int k, int bank, bool separable, con
 }
 
 bool launchSeparableRegistersU8(int k, const ConvFrame& frame, const float* row, const float* column,
-                                cudaStream_t stream, int variant) {
-    if (!registerWindowApplies(SampleType::U8, k, 1, true, frame, variant)) return false;
+                                cudaStream_t stream) {
+    if (!registerWindowApplies(SampleType::U8, k, 1, true, frame)) return false;
     float taps[2 * 7];
     for (int i = 0; i < k; ++i) {
         taps[i] = row[i];
         taps[k + i] = column[i];
     }
     switch (k) {
-    case 3: return launchRegistersK<3, true>(frame, taps, variant, stream);
-    case 5: return launchRegistersK<5, true>(frame, taps, variant, stream);
-    default: return launchRegistersK<7, true>(frame, taps, variant, stream);
+    case 3: return launchRegistersK<3, true>(frame, taps, stream);
+    case 5: return launchRegistersK<5, true>(frame, taps, stream);
+    default: return launchRegistersK<7, true>(frame, taps, stream);
     }
 }
 
-bool launchDirectRegistersU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                             int variant) {
-    if (!registerWindowApplies(SampleType::U8, k, bank, false, frame, variant)) return false;
-    return k == 3 ? launchRegistersK<3, false>(frame, taps, variant, stream)
-                  : launchRegistersK<5, false>(frame, taps, variant, stream);
+bool launchDirectRegistersU8(int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
+    if (!registerWindowApplies(SampleType::U8, k, bank, false, frame)) return false;
+    return k == 3 ? launchRegistersK<3, false>(frame, taps, stream)
+                  : launchRegistersK<5, false>(frame, taps, stream);
 }
 
 }  // namespace cudafilters::cuda_detail

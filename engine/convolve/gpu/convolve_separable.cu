@@ -138,19 +138,15 @@ void launchSeparableT(const ConvFrame& frame, const float* row, const float* col
     CUDAFILTERS_CHECK_LAUNCH("separableKernel");
 }
 
-// Variants (KernelVariants::separable) — 0: 64 × 32 tiles always; 1: 64 × 64 tiles for u8 K = 31; 2 (default):
-// 64 × 64 for u8 K = 31 on frames of 4 Mpixel and more. Taller tiles compute 94 instead of 124 row-pass rows per 64
-// output rows, but fit 3 blocks per SM instead of 4: faster at 4K K = 31, slower at 1080p (1.3 waves of the tall
-// tiles) and at K = 15 (the "separable variant" rows of `bench-convolve --ks 15,31`, build-bench).
-// Frames of 4 Mpixel and more: where the measured best tiling and wave count change (KernelVariants::separable).
+// 64 × 32 output tiles, but 64 × 64 for u8 K = 31 on frames of 4 Mpixel and more: taller tiles compute 94 instead of
+// 124 row-pass rows per 64 output rows, but fit 3 blocks per SM instead of 4, which measures faster at 4K K = 31 and
+// slower at 1080p (1.3 waves of the tall tiles) and at K = 15 (`bench-convolve --ks 15,31`, build-bench).
 bool largeFrame(const ConvFrame& frame) { return std::int64_t(frame.width) * frame.height >= 4000000; }
 
 template <typename T>
-void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const float* column, cudaStream_t s,
-                          int variant) {
+void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const float* column, cudaStream_t s) {
     if constexpr (sizeof(T) == 1) {
-        const bool tall = variant == 1 || (variant != 0 && largeFrame(frame));
-        if (tall && k == 31) return launchSeparableT<T, 31, 64>(frame, row, column, s);
+        if (k == 31 && largeFrame(frame)) return launchSeparableT<T, 31, 64>(frame, row, column, s);
     }
     switch (k) {
     case 3: return launchSeparableT<T, 3>(frame, row, column, s);
@@ -165,23 +161,10 @@ void launchSeparableTyped(int k, const ConvFrame& frame, const float* row, const
 
 }  // namespace
 
-bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                          cudaStream_t stream, const KernelVariants& variants) {
-    const BytesChoice bytes = variants.separable == 6   ? BytesChoice::Other
-                              : variants.separable == 7 ? BytesChoice::FullWaves
-                              : variants.separable == 8 ? BytesChoice::TwoBarriers
-                              : variants.separable == 9 ? BytesChoice::OneBarrier
-                              : variants.separable == 10 ? BytesChoice::EvenSegments
-                              : variants.separable == 11 ? BytesChoice::OtherOneBarrier
-                                                         : BytesChoice::Best;
-    return variants.separable >= 5 && launchSeparableStagedU8(type, k, frame, row, column, stream, bytes);
-}
-
 void launchSeparableTile(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                         cudaStream_t stream, const KernelVariants& variants) {
-    const int v = std::min(variants.separable, 5);
-    if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream, v);
-    else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream, v);
+                         cudaStream_t stream) {
+    if (type == SampleType::U8) launchSeparableTyped<std::uint8_t>(k, frame, row, column, stream);
+    else launchSeparableTyped<std::uint16_t>(k, frame, row, column, stream);
 }
 
 }  // namespace cudafilters::cuda_detail

@@ -32,8 +32,7 @@
 // computed once (chunks inside the frame), and the column pass stores its words after its roundings.
 // The grid is 1-D, the edge strips' blocks first and, in one wave, in shorter segments (bytesPieces): edge blocks run
 // longest (their byte staging), the blocks an SM holds end in the order they were dispatched, and the oldest warps are
-// issued first, so the longest blocks start first (timed with `bench-convolve --size 3840x2160 --ks 15,31`; separable
-// variant 10 takes even segments).
+// issued first, so the longest blocks start first (timed with `bench-convolve --size 3840x2160 --ks 15,31`).
 // Colour frames are bound by shared memory, mostly bank-conflict replays of the row pass's sample stores: hence the
 // copied channel known at compile time (SKIP) and the row-pass lanes turning channel by quarter warp (laneChannel).
 // `bench/tools/launch-tool.sh separable-ceiling` times the bound a bit-exact separable u8 filter could reach (each
@@ -494,12 +493,11 @@ __global__ void __launch_bounds__(BytesConfig<K, C, OVERLAP>::THREADS, MIN_BLOCK
 }
 
 // How a launch lays out its blocks: segments for `waves` waves (fit: one wave's fitted to the chunks), one barrier a
-// chunk (overlap), the edge strips' segments as long as the others' (evenSegments) or shorter (bytesPieces).
+// chunk (overlap), the edge strips' segments shorter than the others' (bytesPieces).
 struct BytesShape {
     int waves;
     bool fit;
     bool overlap;
-    bool evenSegments;
 };
 
 template <int K, int C, bool ADJUST, int MIN_BLOCKS, int SKIP, bool OVERLAP>
@@ -516,7 +514,7 @@ void launchStagedU8Instance(const ConvFrame& frame, const float* row, const floa
     const int resident = residentBlocksPerSm(kernel, Cfg::THREADS, Cfg::SMEM);
     const BytesPieces pieces =
         bytesPieces(strips, edgeStrips, frame.height, K, Cfg::CH, resident, shape.waves, shape.fit,
-                    currentDeviceMultiprocessors(), shape.evenSegments ? 1.0 : bytesEdgeChunkCost(C));
+                    currentDeviceMultiprocessors(), bytesEdgeChunkCost(C));
     p.grid = edgeFirstGrid(frame.width, frame.height, Cfg::TW, Cfg::LEAD,
                            (frame.height + pieces.segments - 1) / pieces.segments,
                            (frame.height + pieces.edgeSegments - 1) / pieces.edgeSegments);
@@ -545,8 +543,7 @@ void launchStagedU8Adjusted(const ConvFrame& frame, const float* row, const floa
 // Where one barrier a chunk (OVERLAP) measures faster than two: 2 and 4 channels always; one channel at K = 7 and 9
 // from 4 Mpixel, at K = 15 from 1.5 Mpixel, at K = 31 below 4 Mpixel; packed RGB at K = 31 below 4 Mpixel, at K = 9
 // below 1.5 Mpixel, at K = 7 and 15 below 1.5 Mpixel and from 4 Mpixel. Chosen with `bench-convolve --ks 7,9,15,31`
-// at 1280x720, 1920x1080 and 3840x2160 (build-bench; separable variants 8 and 9 force two barriers and one), with the
-// waves launchStagedU8 takes.
+// at 1280x720, 1920x1080 and 3840x2160 (build-bench), with the waves launchStagedU8 takes.
 bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
     switch (channels) {
     case 1: return k <= 9 ? pixels >= 4000000 : k == 15 ? pixels >= 1500000 : pixels < 4000000;
@@ -556,36 +553,28 @@ bool oneBarrierBest(int k, int channels, std::int64_t pixels) {
 }
 
 template <int K>
-void launchStagedU8(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream,
-                  BytesChoice choice) {
-    // One and two channels: segments of one wave fitted to the chunks (bytesSegments) except under
-    // BytesChoice::FullWaves, chosen through the element with frames resident (`bench-pipeline --pipeline`, e.g. 1080p
-    // and 720p NV12 or I420 Gaussian K = 31, against separable variant 7). On NV12 planes=all (luma and UV planes side
-    // by side on two streams) full waves measure faster.
-    const bool fit = choice != BytesChoice::FullWaves;
-    const bool even = choice == BytesChoice::EvenSegments;
-    const bool other = choice == BytesChoice::Other || choice == BytesChoice::OtherOneBarrier;
+void launchStagedU8(const ConvFrame& frame, const float* row, const float* column, cudaStream_t stream) {
+    // One and two channels: segments of one wave fitted to the chunks (bytesSegments), chosen through the element with
+    // frames resident (`bench-pipeline --pipeline`, e.g. 1080p and 720p NV12 or I420 Gaussian K = 31).
     const std::int64_t pixels = std::int64_t(frame.width) * frame.height;
-    const bool overlap = choice == BytesChoice::OneBarrier || choice == BytesChoice::OtherOneBarrier ||
-                         ((choice == BytesChoice::Best || even) && oneBarrierBest(K, frame.inChannels, pixels));
+    const bool overlap = oneBarrierBest(K, frame.inChannels, pixels);
     if (frame.inChannels == 1) {
-        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3: launchStagedU8Barriers);
-        // Other: the other count. Chosen with `bench-convolve --ks 7,9,15,31` at 640x480, 1280x720, 1920x1080 and
-        // 3840x2160 (build-bench; separable variant 6).
+        // 4 blocks per SM, except 3 at K = 15 from 1.5 Mpixel (under one barrier a chunk at most 3:
+        // launchStagedU8Barriers). Chosen with `bench-convolve --ks 7,9,15,31` at 640x480, 1280x720, 1920x1080 and 3840x2160 (build-bench).
         const bool four = K != 15 || pixels < 1500000;
-        const BytesShape shape{1, fit, overlap, even};
-        return four != other ? launchStagedU8Adjusted<K, 1, 4>(frame, row, column, stream, shape)
-                             : launchStagedU8Adjusted<K, 1, 3>(frame, row, column, stream, shape);
+        const BytesShape shape{1, true, overlap};
+        return four ? launchStagedU8Adjusted<K, 1, 4>(frame, row, column, stream, shape)
+                    : launchStagedU8Adjusted<K, 1, 3>(frame, row, column, stream, shape);
     }
     // Two to four channels. Segments fitted to the chunks for 2 channels only (fitting measures no faster for 3 and 4).
-    // One wave, except two for K = 7 and 9, and for packed RGB at K = 15, from 4 Mpixel; Other: the other number of
-    // waves. Chosen with `bench-convolve --size 3840x2160 --ks 7,9,15,31` and `--size 1920x1080` (build-bench;
-    // separable variant 6 takes the other number of waves), on the edge-first grid of bytesPieces.
+    // One wave, except two for K = 7 and 9, and for packed RGB at K = 15, from 4 Mpixel. Chosen with
+    // `bench-convolve --size 3840x2160 --ks 7,9,15,31` and `--size 1920x1080` (build-bench), on the edge-first grid of
+    // bytesPieces.
     const bool twoWaves = (K <= 9 || (frame.inChannels == 3 && K == 15)) && pixels >= 4000000;
-    const int waves = other == twoWaves ? 1 : 2;
+    const int waves = twoWaves ? 2 : 1;
     switch (frame.inChannels) {
-    case 2: return launchStagedU8Adjusted<K, 2, 3>(frame, row, column, stream, {waves, fit, overlap, even});
-    case 3: return launchStagedU8Adjusted<K, 3, 4>(frame, row, column, stream, {waves, false, overlap, even});
+    case 2: return launchStagedU8Adjusted<K, 2, 3>(frame, row, column, stream, {waves, true, overlap});
+    case 3: return launchStagedU8Adjusted<K, 3, 4>(frame, row, column, stream, {waves, false, overlap});
     default: {
         // The alpha (or padding) byte of RGBA / BGRA / RGBx / BGRx (last) and ARGB / ABGR / xRGB / xBGR (first)
         // copied: its column sums left out (SKIP), which measures faster on the RGBA Gaussian rows of
@@ -593,10 +582,10 @@ void launchStagedU8(const ConvFrame& frame, const float* row, const float* colum
         const unsigned copied = frame.copy & ~frame.mask & 0xFu;
         const bool plain = frame.bias == 0.f && frame.absolute == 0;
         if (plain && copied == 0x8u)
-            return launchStagedU8Barriers<K, 4, false, 3, 3>(frame, row, column, stream, {waves, false, overlap, even});
+            return launchStagedU8Barriers<K, 4, false, 3, 3>(frame, row, column, stream, {waves, false, overlap});
         if (plain && copied == 0x1u)
-            return launchStagedU8Barriers<K, 4, false, 3, 0>(frame, row, column, stream, {waves, false, overlap, even});
-        return launchStagedU8Adjusted<K, 4, 3>(frame, row, column, stream, {waves, false, overlap, even});
+            return launchStagedU8Barriers<K, 4, false, 3, 0>(frame, row, column, stream, {waves, false, overlap});
+        return launchStagedU8Adjusted<K, 4, 3>(frame, row, column, stream, {waves, false, overlap});
     }
     }
 }
@@ -609,8 +598,7 @@ void launchStagedU8(const ConvFrame& frame, const float* row, const float* colum
 // fewest, counting a chunk of 2 blocks per SM as 1.25 (fewer warps hide less latency), at least 2 blocks per SM where
 // the frame has that many (one leaves the SM idle at every barrier), ties to the most segments; else as many segments
 // as fill `waves` waves. E.g. GRAY8 1080p K = 31 takes 17 segments of 64 rows (2 blocks per SM, 3 chunks each), not a
-// full wave's 35 of 31 (4 per SM, 2 chunks each): `bench-convolve --size 1920x1080 --ks 31` (build-bench) times
-// both (separable variant 7: full waves).
+// full wave's 35 of 31 (4 per SM, 2 chunks each): `bench-convolve --size 1920x1080 --ks 31` (build-bench).
 namespace {
 // Row-pass chunks of chunkRows rows a block of a strip cut into `segments` segments runs (its rows and K − 1 more).
 int segmentChunks(int height, int segments, int k, int chunkRows) {
@@ -638,7 +626,7 @@ int bytesSegments(int strips, int height, int k, int chunkRows, int slotsPerSm, 
 
 // An edge block's words outside the row are built byte by byte, C words a row, so its chunks cost more than an inner
 // block's: 1 + 0.1 a channel, chosen with `bench-convolve --size 1920x1080 --ks 15,31` and `--size 3840x2160`
-// (build-bench; separable variant 10 takes even segments).
+// (build-bench).
 double bytesEdgeChunkCost(int channels) {
     return 1.0 + 0.1 * channels;
 }
@@ -688,13 +676,13 @@ bool separableStagedU8Applies(SampleType type, int k, const ConvFrame& f) {
 }
 
 bool launchSeparableStagedU8(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                          cudaStream_t stream, BytesChoice choice) {
+                             cudaStream_t stream) {
     if (!separableStagedU8Applies(type, k, frame)) return false;
     switch (k) {
-    case 7: launchStagedU8<7>(frame, row, column, stream, choice); break;
-    case 9: launchStagedU8<9>(frame, row, column, stream, choice); break;
-    case 15: launchStagedU8<15>(frame, row, column, stream, choice); break;
-    default: launchStagedU8<31>(frame, row, column, stream, choice); break;
+    case 7: launchStagedU8<7>(frame, row, column, stream); break;
+    case 9: launchStagedU8<9>(frame, row, column, stream); break;
+    case 15: launchStagedU8<15>(frame, row, column, stream); break;
+    default: launchStagedU8<31>(frame, row, column, stream); break;
     }
     return true;
 }

@@ -56,13 +56,11 @@ namespace {
 // A direct-family route's kernel, launched; false where its launcher finds that it does not apply (the table and the
 // launcher's own applies check disagree). bank: the kernels of this launch.
 bool launchDirectRoute(KernelRoute route, int k, int bank, const ConvFrame& frame, const float* taps,
-                       cudaStream_t stream, const KernelVariants& variants) {
+                       cudaStream_t stream) {
     switch (route) {
-    case KernelRoute::DirectRegisterWindowU8:
-        return launchDirectRegistersU8(k, bank, frame, taps, stream, variants.registerWindow);
-    case KernelRoute::DirectInterleavedU8: return launchInterleavedU8(k, bank, frame, taps, stream, variants.interleaved);
-    case KernelRoute::DirectGrayTileU8: return launchGrayTileU8(k, bank, frame, taps, stream, variants.grayTile);
-    case KernelRoute::DirectSmallU8: return launchSmallDirectU8(k, bank, frame, taps, stream, variants.smallDirect);
+    case KernelRoute::DirectRegisterWindowU8: return launchDirectRegistersU8(k, bank, frame, taps, stream);
+    case KernelRoute::DirectInterleavedU8: return launchInterleavedU8(k, bank, frame, taps, stream);
+    case KernelRoute::DirectGrayTileU8: return launchGrayTileU8(k, bank, frame, taps, stream);
     case KernelRoute::DirectTileU8: return launchDirectTiledU8(k, bank, frame, taps, stream);
     case KernelRoute::DirectTileU16: return launchDirectU16(k, bank, frame, taps, stream);
     default: return false;
@@ -75,47 +73,18 @@ bool launchDirectRoute(KernelRoute route, int k, int bank, const ConvFrame& fram
 
 }  // namespace
 
-void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                  const KernelVariants& variants) {
+void launchDirect(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream) {
     RouteQuery q;
     q.path = Path::Direct;
     q.type = type;
     q.k = k;
     q.bank = bank;
     q.frame = frame;
-    q.variants = variants;
     const KernelRoute route = kernelRoute(q);
     if (route == KernelRoute::None)
         throw InvalidArgument("no direct kernel compiled for size " + std::to_string(k) + " and bank " +
                               std::to_string(bank));
-    if (!launchDirectRoute(route, k, bank, frame, taps, stream, variants)) routeMismatch(route);
-}
-
-void launchSeparable(SampleType type, int k, const ConvFrame& frame, const float* row, const float* column,
-                     cudaStream_t stream, const KernelVariants& variants) {
-    RouteQuery q;
-    q.path = Path::Separable;
-    q.type = type;
-    q.k = k;
-    q.frame = frame;
-    q.variants = variants;
-    q.variants.interleaved = q.variants.registerWindow = q.variants.grayTile = -1;  // the per-channel kernels' rows
-    const KernelRoute route = kernelRoute(q);
-    switch (route) {
-    case KernelRoute::SeparableStagedU8:
-        if (!launchSeparableStagedU8(type, k, frame, row, column, stream, variants)) routeMismatch(route);
-        return;
-    case KernelRoute::SeparableStreamU8:
-    case KernelRoute::SeparableStreamU16: {
-        // Row segments for two waves of blocks on large frames under the measured-best variant (4: always).
-        const int v = std::min(variants.separable, 5);
-        const bool large = std::int64_t(frame.width) * frame.height >= 4000000;
-        const int waves = v == 4 || (v == 5 && large) ? 2 : 1;
-        if (!launchSeparableStream(type, k, frame, row, column, stream, waves)) routeMismatch(route);
-        return;
-    }
-    default: return launchSeparableTile(type, k, frame, row, column, stream, variants);
-    }
+    if (!launchDirectRoute(route, k, bank, frame, taps, stream)) routeMismatch(route);
 }
 
 namespace {
@@ -136,28 +105,30 @@ bool overlaps(const ImageView& a, const ImageView& b) {
 // A direct plan's frame: one launch where the direct kernels take the bank; else a bank of kernels written to their
 // own output channels (Combine::Channels) in launches of at most two, each writing its channels from its first one on
 // (the destination moved on by that many samples): the same sums as one launch would make.
-void launchDirectSplit(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps, cudaStream_t stream,
-                       const KernelVariants& variants) {
-    if (oneDirectLaunch(k, bank, variants)) return launchDirect(type, k, bank, frame, taps, stream, variants);
+void launchDirectSplit(SampleType type, int k, int bank, const ConvFrame& frame, const float* taps,
+                       cudaStream_t stream) {
+    if (oneDirectLaunch(k, bank)) return launchDirect(type, k, bank, frame, taps, stream);
     for (int first = 0; first < bank; first += 2) {
         ConvFrame part = frame;
         part.dst += std::size_t(first) * sampleSize(type);
-        launchDirect(type, k, std::min(2, bank - first), part, taps + std::size_t(first) * k * k, stream, variants);
+        launchDirect(type, k, std::min(2, bank - first), part, taps + std::size_t(first) * k * k, stream);
     }
 }
 
-bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height,
-             const KernelVariants& variants) {
-    return fftPath(plan, launch, width, height, variants, cufftLibrary() != nullptr);
+bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height) {
+    return cuda_detail::fftPath(plan, launch, width, height, cufftLibrary() != nullptr);
 }
+
+// The streaming kernel's row segments: sized for two waves of blocks on frames of 4 Mpixel and more, else one
+// (`bench-convolve --ks 15,31`, build-bench).
+int streamWaves(const ConvFrame& frame) { return std::int64_t(frame.width) * frame.height >= 4000000 ? 2 : 1; }
 
 // Everything of a CudaConvolver runs on the device that was current when it was made, whatever thread calls it:
 // the constructor, process() and the destructor hold a ScopedDevice (retune() makes no CUDA call).
 class CudaConvolver final : public Convolver {
 public:
-    CudaConvolver(ConvolvePlan plan, const KernelVariants& variants)
-        : Convolver(std::move(plan)), variants_(variants), launch_(launchPlan(plan_, variants_)),
-          path_(choosePath(launch_, variants_)) {
+    explicit CudaConvolver(ConvolvePlan plan)
+        : Convolver(std::move(plan)), launch_(launchPlan(plan_)), path_(choosePath(launch_)) {
         int devices = 0;
         CUDAFILTERS_CHECK(cudaGetDeviceCount(&devices));
         if (devices == 0)
@@ -199,7 +170,7 @@ public:
         fft_.reset();
         preparedWidth_ = preparedHeight_ = -1;
         if (plan_.algorithm == ConvolveAlgorithm::Fft && path_ != Path::Copy && fftSupports(plan_)) requireCufft();
-        if (fftPath(plan_, launch_, width, height, variants_))
+        if (fftPath(plan_, launch_, width, height))
             fft_ = std::make_unique<FftConvolution>(plan_, width, height);
         preparedWidth_ = width;
         preparedHeight_ = height;
@@ -223,9 +194,9 @@ public:
     // spectra; a plan that would move the prepared size to or from the FFT path is refused too.
     bool retune(const ConvolvePlan& plan) override {
         if (!plan_.sameShape(plan)) return false;
-        ConvolvePlan launch = launchPlan(plan, variants_);
-        if (!launch_.sameShape(launch) || choosePath(launch, variants_) != path_) return false;
-        if (preparedWidth_ >= 0 && fftPath(plan, launch, preparedWidth_, preparedHeight_, variants_) != bool(fft_))
+        ConvolvePlan launch = launchPlan(plan);
+        if (!launch_.sameShape(launch) || choosePath(launch) != path_) return false;
+        if (preparedWidth_ >= 0 && fftPath(plan, launch, preparedWidth_, preparedHeight_) != bool(fft_))
             return false;
         if ((path_ == Path::Generic || fft_) && !tapsEqual(launch)) return false;
         plan_ = plan;
@@ -239,7 +210,7 @@ private:
     // The frame's kernel: the routing table's (kernel_route.cpp).
     void enqueue(const ImageView& src, const ImageView& dst, GpuStream stream) {
         const cuda_detail::ConvFrame f = cuda_detail::makeFrame(launch_, src, dst);
-        const KernelRoute route = planRoute(launch_, f, variants_, fft_ != nullptr);
+        const KernelRoute route = planRoute(launch_, f, fft_ != nullptr);
         const SampleType type = launch_.type;
         const int k = launch_.kernelWidth;
         const float* row = launch_.row.data();
@@ -253,30 +224,31 @@ private:
                           deviceTaps_.as<float>(), stream);
             break;
         case KernelRoute::SeparableStagedU8:
-            launched = launchSeparableStagedU8(type, k, f, row, column, stream, variants_);
+            launched = launchSeparableStagedU8(type, k, f, row, column, stream);
             break;
         case KernelRoute::SeparableRegisterWindowU8:
-            launched = launchSeparableRegistersU8(k, f, row, column, stream, variants_.registerWindow);
+            launched = launchSeparableRegistersU8(k, f, row, column, stream);
             break;
         case KernelRoute::SeparableInterleavedU8:
-            launched = launchInterleavedSeparableU8(k, f, taps_.data(), row, column, stream, variants_.interleaved);
+            launched = launchInterleavedSeparableU8(k, f, taps_.data(), row, column, stream);
             break;
         case KernelRoute::SeparableStreamU8:
         case KernelRoute::SeparableStreamU16:
+            launched = launchSeparableStream(type, k, f, row, column, stream, streamWaves(f));
+            break;
         case KernelRoute::SeparableTileU8:
-        case KernelRoute::SeparableTileU16: launchSeparable(type, k, f, row, column, stream, variants_); break;
+        case KernelRoute::SeparableTileU16: launchSeparableTile(type, k, f, row, column, stream); break;
         case KernelRoute::DirectRegisterWindowU8:
         case KernelRoute::DirectInterleavedU8:
         case KernelRoute::DirectGrayTileU8:
-        case KernelRoute::DirectSmallU8:
         case KernelRoute::DirectTileU8:
         case KernelRoute::DirectTileU16:
             // A separable plan's frame on its full K × K taps in one launch; a direct plan's, split where its bank
             // needs it.
             if (path_ == Path::Separable)
-                launched = launchDirectRoute(route, k, 1, f, taps_.data(), stream, variants_);
+                launched = launchDirectRoute(route, k, 1, f, taps_.data(), stream);
             else
-                launchDirectSplit(type, k, int(launch_.kernels.size()), f, taps_.data(), stream, variants_);
+                launchDirectSplit(type, k, int(launch_.kernels.size()), f, taps_.data(), stream);
             break;
         case KernelRoute::None:
             throw InvalidArgument(std::string("no CUDA kernel for this plan (") + pathName(plan_) + ")");
@@ -301,7 +273,6 @@ private:
         return true;
     }
 
-    KernelVariants variants_;
     ConvolvePlan launch_;  // the plan the kernels run: plan_, or plan_ padded to a compiled size (padded_plan.hpp)
     Path path_;
     int device_ = 0;
@@ -315,10 +286,10 @@ private:
 
 }  // namespace
 
-const char* pathName(const ConvolvePlan& plan, int width, int height, const KernelVariants& variants) {
-    const ConvolvePlan launch = launchPlan(plan, variants);
-    if (fftPath(plan, launch, width, height, variants)) return "fft";
-    switch (choosePath(launch, variants)) {
+const char* pathName(const ConvolvePlan& plan, int width, int height) {
+    const ConvolvePlan launch = launchPlan(plan);
+    if (fftPath(plan, launch, width, height)) return "fft";
+    switch (choosePath(launch)) {
     case Path::Copy: return "copy";
     case Path::Direct: return "direct";
     case Path::Separable: return "separable";
@@ -327,14 +298,10 @@ const char* pathName(const ConvolvePlan& plan, int width, int height, const Kern
     return "unknown";
 }
 
-std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan, const KernelVariants& variants) {
-    return std::make_unique<CudaConvolver>(std::move(plan), variants);
-}
-
 }  // namespace cuda_detail
 
 std::unique_ptr<Convolver> makeCudaConvolver(ConvolvePlan plan) {
-    return cuda_detail::makeCudaConvolver(std::move(plan), cuda_detail::KernelVariants{});
+    return std::make_unique<cuda_detail::CudaConvolver>(std::move(plan));
 }
 
 }  // namespace cudafilters

@@ -19,13 +19,11 @@
 
 namespace cudafilters::cuda_detail {
 
-bool oneDirectLaunch(int k, int bank, const KernelVariants& variants) {
-    return bank <= 2 || (variants.directBanks && directBankSupported(k, bank));
-}
+bool oneDirectLaunch(int k, int bank) { return bank <= 2 || directBankSupported(k, bank); }
 
 // Banks the direct kernels take in one launch, and where they do not, banks of three or four kernels written to their
-// own output channels as direct launches of at most two kernels (KernelVariants::splitBanks; launchDirectSplit).
-Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
+// own output channels as direct launches of at most two kernels (launchDirectSplit); other banks the generic kernel.
+Path choosePath(const ConvolvePlan& plan) {
     if (plan.isIdentity()) return Path::Copy;
     const bool square = plan.kernelWidth == plan.kernelHeight;
     const bool compiled = square && directSizeSupported(plan.kernelWidth);
@@ -34,16 +32,17 @@ Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants) {
         int(plan.row.size()) == plan.kernelWidth && int(plan.column.size()) == plan.kernelHeight)
         return Path::Separable;
     const int bank = int(plan.kernels.size());
-    if (oneDirectLaunch(plan.kernelWidth, bank, variants)) return Path::Direct;
-    if (variants.splitBanks && plan.combine == Combine::Channels && bank <= 4) return Path::Direct;
+    if (oneDirectLaunch(plan.kernelWidth, bank)) return Path::Direct;
+    if (plan.combine == Combine::Channels && bank <= 4) return Path::Direct;
     return Path::Generic;
 }
 
-ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants) {
-    if (variants.padSizes) {
-        std::optional<ConvolvePlan> padded = paddedToCompiledSize(plan);
-        if (padded && choosePath(*padded, variants) != Path::Generic) return std::move(*padded);
-    }
+// Plans of sizes without compiled kernels padded with zero taps to the next compiled size (padded_plan.hpp) where the
+// padded plan takes the direct or separable kernels: `bench-convolve --padded` (build-bench) times them against the
+// generic kernel and the FFT.
+ConvolvePlan launchPlan(const ConvolvePlan& plan) {
+    std::optional<ConvolvePlan> padded = paddedToCompiledSize(plan);
+    if (padded && choosePath(*padded) != Path::Generic) return std::move(*padded);
     return plan;
 }
 
@@ -52,9 +51,8 @@ ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants
 // sums 961 taps a sample whatever its own size, while the FFT of a smaller kernel costs less than a 31 × 31 one's (the
 // table's compiled rows were measured at 31 × 31): such plans keep the crossover of the generic kernel they would run
 // in unpadded. `bench-convolve --padded` (build-bench) times padded plans against the FFT.
-bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height,
-             const KernelVariants& variants, bool cufftLoaded) {
-    const Path direct = choosePath(launch, variants);
+bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height, bool cufftLoaded) {
+    const Path direct = choosePath(launch);
     const bool paddedTo31 =
         direct == Path::Direct && launch.kernelWidth == 31 && plan.kernelWidth * plan.kernelHeight < 31 * 31;
     const bool asGeneric = direct == Path::Generic || paddedTo31;
@@ -89,23 +87,17 @@ bool windowInstance(int k, bool sep, const ConvFrame& f) {
     }
 }
 
-// The register-window kernel of a plan's kind (sep) at size k, a bank of `bank`, under KernelVariants::registerWindow.
+// The register-window kernel of a plan's kind (sep) at size k, a bank of `bank`.
 bool window(const RouteQuery& q, int k, int bank, bool sep) {
-    return registerWindowApplies(SampleType::U8, k, bank, sep, q.frame, q.variants.registerWindow) &&
-           windowInstance(k, sep, q.frame);
+    return registerWindowApplies(SampleType::U8, k, bank, sep, q.frame) && windowInstance(k, sep, q.frame);
 }
 
-bool staged(const RouteQuery& q) {
-    return q.variants.separable >= 5 && separableStagedU8Applies(q.type, q.k, q.frame);
-}
-
-// launchSeparable's streaming kernel: under KernelVariants::separable 3 and 4 always, under 5 (and up) for 2 to 4
-// channels from K = 15 and for one channel at K = 31 on large frames; where an instance is compiled
-// (launchSeparableStream: K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2, some channel filtered).
+// The streaming kernel: for 2 to 4 channels from K = 15 and for one channel at K = 31 on large frames, where an
+// instance is compiled (launchSeparableStream: K = 7, 9, 15, 31; u8 of 1 to 4 channels, u16 of 1 or 2, some channel
+// filtered).
 bool stream(const RouteQuery& q) {
     const ConvFrame& f = q.frame;
-    const int v = std::min(q.variants.separable, 5);
-    const bool chosen = v == 3 || v == 4 || (v == 5 && q.k >= 15 && (f.inChannels > 1 || (q.k == 31 && large(q))));
+    const bool chosen = q.k >= 15 && (f.inChannels > 1 || (q.k == 31 && large(q)));
     const bool compiled = f.inChannels == f.outChannels && f.width > 0 && f.height > 0 && f.inChannels >= 1 &&
                           f.inChannels <= (u8(q) ? 4 : 2) && (f.mask & ((1u << f.inChannels) - 1u)) != 0u &&
                           (q.k == 7 || q.k == 9 || q.k == 15 || q.k == 31);
@@ -117,38 +109,27 @@ bool stream(const RouteQuery& q) {
 bool takesFft(const RouteQuery& q) { return q.fft; }
 bool copies(const RouteQuery& q) { return q.path == Path::Copy; }
 bool generic(const RouteQuery& q) { return q.path == Path::Generic; }
-bool sepStagedFirst(const RouteQuery& q) {
-    return separable(q) && q.variants.interleaved == 0 && q.variants.registerWindow == 0 && staged(q);
-}
+bool sepStaged(const RouteQuery& q) { return separable(q) && separableStagedU8Applies(q.type, q.k, q.frame); }
 bool sepWindow(const RouteQuery& q) { return separable(q) && u8(q) && window(q, q.k, 1, true); }
 bool sepDirectWindow(const RouteQuery& q) {
     return separable(q) && u8(q) && q.k == 3 && q.frame.inChannels == 1 && window(q, 3, 1, false);
 }
 bool sepGrayTile(const RouteQuery& q) {
-    return separable(q) && u8(q) && q.k <= 5 && grayTileApplies(q.k, 1, q.frame, q.variants.grayTile);
+    return separable(q) && u8(q) && q.k <= 5 && grayTileApplies(q.k, 1, q.frame);
 }
 bool sepInterleaved(const RouteQuery& q) {
-    return separable(q) && u8(q) && interleavedApplies(q.k, 1, q.frame, q.variants.interleaved, true);
+    return separable(q) && u8(q) && interleavedApplies(q.k, 1, q.frame);
 }
-bool sepInterleavedFullTaps(const RouteQuery& q) {
-    const int v = q.variants.interleaved;
-    return sepInterleaved(q) && (v == 1 || (v == 0 && q.k <= 5));
-}
-bool sepStaged(const RouteQuery& q) { return separable(q) && staged(q); }
+bool sepInterleavedFullTaps(const RouteQuery& q) { return sepInterleaved(q) && q.k <= 5; }
 bool sepStreamU8(const RouteQuery& q) { return separable(q) && u8(q) && stream(q); }
 bool sepStreamU16(const RouteQuery& q) { return separable(q) && !u8(q) && stream(q); }
 bool sepTileU8(const RouteQuery& q) { return separable(q) && u8(q); }
 bool sepTileU16(const RouteQuery& q) { return separable(q); }
 bool directWindow(const RouteQuery& q) { return direct(q) && u8(q) && window(q, q.k, q.bank, false); }
 bool directInterleaved(const RouteQuery& q) {
-    return direct(q) && u8(q) && interleavedApplies(q.k, q.bank, q.frame, q.variants.interleaved, false);
+    return direct(q) && u8(q) && interleavedApplies(q.k, q.bank, q.frame);
 }
-bool directGrayTile(const RouteQuery& q) {
-    return direct(q) && u8(q) && grayTileApplies(q.k, q.bank, q.frame, q.variants.grayTile);
-}
-bool directSmall(const RouteQuery& q) {
-    return direct(q) && u8(q) && smallDirectApplies(q.k, q.bank, q.frame, q.variants.smallDirect);
-}
+bool directGrayTile(const RouteQuery& q) { return direct(q) && u8(q) && grayTileApplies(q.k, q.bank, q.frame); }
 bool directTileU8(const RouteQuery& q) { return direct(q) && u8(q) && directBankSupported(q.k, q.bank); }
 bool directTileU16(const RouteQuery& q) { return direct(q) && !u8(q) && directBankSupported(q.k, q.bank); }
 
@@ -159,8 +140,8 @@ const RouteRow kTable[] = {
     {KernelRoute::Copy, copies, "identity plans: every channel copied, nothing to sum"},
     {KernelRoute::Generic, generic,
      "sizes, banks and modes without compiled kernels, after padding: `bench-convolve --padded` (build-bench)"},
-    {KernelRoute::SeparableStagedU8, sepStagedFirst,
-     "u8 K = 7 … 31, 1 to 4 channels: faster than every other kernel, `bench-convolve --ks 7,9` (build-bench)"},
+    {KernelRoute::SeparableStagedU8, sepStaged,
+     "u8 K = 7 … 31, 1 to 4 channels: faster than every other kernel, `bench-convolve --ks 7,9,15,31` (build-bench)"},
     {KernelRoute::SeparableRegisterWindowU8, sepWindow,
      "where registerWindowApplies' frame sizes measure it faster: `bench-convolve --ks 3,5,7 --size WxH` (build-bench)"},
     {KernelRoute::DirectRegisterWindowU8, sepDirectWindow,
@@ -171,8 +152,6 @@ const RouteRow kTable[] = {
      "colour K ≤ 5, one tile load on the full taps: RGBA Gaussian of `bench-convolve --ks 3,5,7,9` (build-bench)"},
     {KernelRoute::SeparableInterleavedU8, sepInterleaved,
      "colour K = 7, 9 the u8 streaming kernel leaves: RGBA Gaussian of `bench-convolve --ks 3,5,7,9` (build-bench)"},
-    {KernelRoute::SeparableStagedU8, sepStaged,
-     "under the other variants, ahead of the per-channel kernels: `bench-convolve --ks 7,9,15,31` (build-bench)"},
     {KernelRoute::SeparableStreamU8, sepStreamU8,
      "colour from K = 15, one channel at K = 31 from 4 Mpixel: `bench-convolve --ks 15,31` (build-bench)"},
     {KernelRoute::SeparableStreamU16, sepStreamU16,
@@ -187,8 +166,6 @@ const RouteRow kTable[] = {
      "colour K ≤ 9, one tile load for every channel: the RGBA rows of `bench-convolve --ks 3,5,7,9` (build-bench)"},
     {KernelRoute::DirectGrayTileU8, directGrayTile,
      "one channel K ≤ 5, more blocks per SM than the tiled kernel: `bench-convolve --ks 3,5` (build-bench)"},
-    {KernelRoute::DirectSmallU8, directSmall,
-     "GRAY8 K = 3 from 4 Mpixel where the gray tile is off (grayTile -1): `bench-convolve --ks 3,5` (build-bench)"},
     {KernelRoute::DirectTileU8, directTileU8,
      "every compiled size and bank, a grid layer a channel: `bench-convolve --ks 3,5,7,9,15,31` (build-bench)"},
     {KernelRoute::DirectTileU16, directTileU16,
@@ -208,29 +185,26 @@ KernelRoute kernelRoute(const RouteQuery& query) {
     return KernelRoute::None;
 }
 
-KernelRoute planRoute(const ConvolvePlan& launch, const ConvFrame& frame, const KernelVariants& variants, bool fft) {
+KernelRoute planRoute(const ConvolvePlan& launch, const ConvFrame& frame, bool fft) {
     RouteQuery q;
-    q.path = choosePath(launch, variants);
+    q.path = choosePath(launch);
     q.fft = fft;
     q.type = launch.type;
     q.k = launch.kernelWidth;
     q.bank = int(launch.kernels.size());
-    if (q.path == Path::Direct && !oneDirectLaunch(q.k, q.bank, variants)) q.bank = std::min(2, q.bank);
+    if (q.path == Path::Direct && !oneDirectLaunch(q.k, q.bank)) q.bank = std::min(2, q.bank);
     q.frame = frame;
-    q.variants = variants;
     return kernelRoute(q);
 }
 
-KernelRoute frameRoute(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst,
-                       const KernelVariants& variants, bool cufftLoaded) {
-    const ConvolvePlan launch = launchPlan(plan, variants);
-    const bool fft = fftPath(plan, launch, src.width, src.height, variants, cufftLoaded);
-    return planRoute(launch, makeFrame(launch, src, dst), variants, fft);
+KernelRoute frameRoute(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst, bool cufftLoaded) {
+    const ConvolvePlan launch = launchPlan(plan);
+    const bool fft = fftPath(plan, launch, src.width, src.height, cufftLoaded);
+    return planRoute(launch, makeFrame(launch, src, dst), fft);
 }
 
-const char* routeName(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst,
-                      const KernelVariants& variants) {
-    return name(frameRoute(plan, src, dst, variants, cufftLibrary() != nullptr));
+const char* routeName(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst) {
+    return name(frameRoute(plan, src, dst, cufftLibrary() != nullptr));
 }
 
 const char* name(KernelRoute route) {
@@ -248,7 +222,6 @@ const char* name(KernelRoute route) {
     case KernelRoute::DirectRegisterWindowU8: return "direct-register-window-u8";
     case KernelRoute::DirectInterleavedU8: return "direct-interleaved-u8";
     case KernelRoute::DirectGrayTileU8: return "direct-gray-tile-u8";
-    case KernelRoute::DirectSmallU8: return "direct-small-u8";
     case KernelRoute::DirectTileU8: return "direct-tile-u8";
     case KernelRoute::DirectTileU16: return "direct-tile-u16";
     case KernelRoute::None: return "none";

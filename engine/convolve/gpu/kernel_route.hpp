@@ -23,7 +23,6 @@ enum class KernelRoute {
     DirectRegisterWindowU8,     // direct register-window kernel (convolve_register_window.cu)
     DirectInterleavedU8,        // interleaved-pixel direct kernel, 2 to 4 channels (convolve_direct_interleaved.cu)
     DirectGrayTileU8,           // its one-channel instance (convolve_direct_interleaved.cu)
-    DirectSmallU8,              // barrier-free small-K direct kernel (convolve_direct_small.cu)
     DirectTileU8,               // tiled direct kernel (convolve_direct.cuh)
     DirectTileU16,
     None,                       // no kernel compiled for the launch (launchDirect of a size or bank without one)
@@ -35,19 +34,17 @@ const char* name(KernelRoute route);
 // kernel.
 enum class Path { Copy, Direct, Separable, Generic };
 
-// Whether the direct kernels take a bank of k × k kernels in one launch (directBankSupported, under
-// KernelVariants::directBanks for more than two).
-bool oneDirectLaunch(int k, int bank, const KernelVariants& variants);
+// Whether the direct kernels take a bank of k × k kernels in one launch (two at most, or directBankSupported).
+bool oneDirectLaunch(int k, int bank);
 
 // The path of the plan the kernels run (launchPlan's).
-Path choosePath(const ConvolvePlan& plan, const KernelVariants& variants);
+Path choosePath(const ConvolvePlan& plan);
 
 // The plan the kernels run: padded to the next compiled size where that applies (padded_plan.hpp), else the plan.
-ConvolvePlan launchPlan(const ConvolvePlan& plan, const KernelVariants& variants);
+ConvolvePlan launchPlan(const ConvolvePlan& plan);
 
 // Whether frames of width × height of `plan` (run by the kernels as `launch`) take the FFT path, cuFFT loaded or not.
-bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height,
-             const KernelVariants& variants, bool cufftLoaded);
+bool fftPath(const ConvolvePlan& plan, const ConvolvePlan& launch, int width, int height, bool cufftLoaded);
 
 // What one launch's route depends on.
 struct RouteQuery {
@@ -57,7 +54,6 @@ struct RouteQuery {
     int k = 0;                 // the launch plan's kernel size
     int bank = 1;              // kernels this launch sums: the plan's, or a split bank's part's (launchDirectSplit)
     ConvFrame frame;           // the launch's frame (a split bank's part: its destination moved on)
-    KernelVariants variants;
 };
 
 // The table: the route of the first row whose predicate holds, else None.
@@ -66,16 +62,14 @@ KernelRoute kernelRoute(const RouteQuery& query);
 // The route of a frame of the launch plan `launch` (launchPlan's). A bank split into launches of at most two kernels
 // (launchDirectSplit) answers its first part's route; every part's is the same (the parts differ only in their bank
 // of one or two kernels written to their own channels and the destination's start, which no direct row reads).
-KernelRoute planRoute(const ConvolvePlan& launch, const ConvFrame& frame, const KernelVariants& variants, bool fft);
+KernelRoute planRoute(const ConvolvePlan& launch, const ConvFrame& frame, bool fft);
 
 // The route of `plan`'s frames from src to dst (views as process() takes them; their pointers and pitches give the
 // alignment facts, no memory is touched), cuFFT loaded or not: no CUDA call.
-KernelRoute frameRoute(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst,
-                       const KernelVariants& variants, bool cufftLoaded);
+KernelRoute frameRoute(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst, bool cufftLoaded);
 
 // The same as a name ("direct-tile-u8", …), cuFFT as this process loads it (tests, benchmarks).
-const char* routeName(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst,
-                      const KernelVariants& variants = {});
+const char* routeName(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst);
 
 // One row of the table (tests print them; kernel_route.cpp holds them).
 struct RouteRow {

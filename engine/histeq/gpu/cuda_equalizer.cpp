@@ -20,13 +20,9 @@
 namespace cudafilters {
 namespace {
 
-using detail::ClaheLuma;
 using detail::DeviceStatistics;
-using detail::GlobalLuma;
-using detail::GlobalVariant;
 using detail::HisteqKind;
 using detail::HisteqParams;
-using detail::KernelVariants;
 
 bool alignedTo(std::size_t bytes, const void* p, std::size_t pitch) {
     return (reinterpret_cast<std::uintptr_t>(p) % bytes) == 0 && pitch % bytes == 0;
@@ -42,18 +38,17 @@ bool capturing(cudaStream_t stream) {
     return status == cudaStreamCaptureStatusActive;
 }
 
-// GlobalLuma::Chunks for frames of 16-byte aligned rows: global u8 luma of 4 or 3 channels.
-bool takesLumaChunks(const EqualizePlan& plan, const KernelVariants& variants) {
-    return variants.globalLuma == GlobalLuma::Chunks && plan.mode == EqualizeMode::Global &&
-           plan.type == SampleType::U8 && (plan.channels == 4 || plan.channels == 3) &&
-           plan.colorMode == ColorMode::Luma;
+// The luma chunk kernels for frames of 16-byte aligned rows: global u8 luma of 4 or 3 channels.
+bool takesLumaChunks(const EqualizePlan& plan) {
+    return plan.mode == EqualizeMode::Global && plan.type == SampleType::U8 &&
+           (plan.channels == 4 || plan.channels == 3) && plan.colorMode == ColorMode::Luma;
 }
 
-// ClaheLuma::Chunks for frames of 16-byte aligned rows whose band quads fit: CLAHE of u8 luma of 4 or 3 channels.
-bool takesClaheLumaChunks(const EqualizePlan& plan, const KernelVariants& variants) {
-    return variants.claheLuma == ClaheLuma::Chunks && plan.mode == EqualizeMode::Clahe &&
-           plan.type == SampleType::U8 && (plan.channels == 4 || plan.channels == 3) &&
-           plan.colorMode == ColorMode::Luma;
+// The CLAHE luma chunk kernels for frames of 16-byte aligned rows whose band quads fit: CLAHE of u8 luma of 4 or 3
+// channels.
+bool takesClaheLumaChunks(const EqualizePlan& plan) {
+    return plan.mode == EqualizeMode::Clahe && plan.type == SampleType::U8 &&
+           (plan.channels == 4 || plan.channels == 3) && plan.colorMode == ColorMode::Luma;
 }
 
 DeviceStatistics emptyStatistics() {
@@ -68,15 +63,14 @@ DeviceStatistics emptyStatistics() {
 // call: host state and pinned memory only).
 class CudaEqualizer final : public Equalizer {
 public:
-    CudaEqualizer(EqualizePlan plan, const KernelVariants& variants)
-        : Equalizer(std::move(plan)), tileCapacity_(plan_.tiles()), variants_(variants) {
+    explicit CudaEqualizer(EqualizePlan plan) : Equalizer(std::move(plan)), tileCapacity_(plan_.tiles()) {
         if (cudaDeviceCount() == 0)
             throw CudaError("cudaGetDeviceCount", 100, "cudaErrorNoDevice", "no CUDA device is usable");
         device_ = currentDevice();
         ScopedDevice on(device_);
         CUDAFILTERS_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
         dependentLaunch_ = detail::overlapSupported();
-        overlapped_ = variants_.global == GlobalVariant::BlockLutOverlapped && dependentLaunch_;
+        overlapped_ = dependentLaunch_;
         if (lumaChunksPlan()) lumaBlocksPerSm_ = detail::globalLuma8BlocksPerSm(plan_.channels);
         const std::size_t k = std::size_t(plan_.equalizedChannels());
         const std::size_t tiles = std::size_t(tileCapacity_);
@@ -89,10 +83,9 @@ public:
         luts_.reserve(entries * sample, m);
         CUDAFILTERS_CHECK(cudaMemsetAsync(hist_.data(), 0, entries * sizeof(std::uint32_t), m));
         CUDAFILTERS_CHECK(cudaMemsetAsync(counters_.data(), 0, (tiles + 1) * sizeof(std::uint32_t), m));
-        if (variants_.global != GlobalVariant::LastBlockLut || lumaChunksPlan()) {
-            histPair_.reserve(kHistPairBytes, m);
-            CUDAFILTERS_CHECK(cudaMemsetAsync(histPair_.data(), 0, kHistPairBytes, m));
-        }
+        // The block-LUT and luma chunk kernels' histogram pair (a retuned plan may come to take them).
+        histPair_.reserve(kHistPairBytes, m);
+        CUDAFILTERS_CHECK(cudaMemsetAsync(histPair_.data(), 0, kHistPairBytes, m));
         if (plan_.smoothing > 0.0f) {
             if (plan_.smoothTarget == SmoothTarget::Histogram) state_.reserve(entries * sizeof(unsigned long long), m);
             else state_.reserve(entries * sizeof(std::uint32_t), m);
@@ -175,8 +168,8 @@ public:
 private:
     static constexpr std::size_t kHistPairBytes = 2 * 256 * sizeof(std::uint32_t);
     static constexpr int kHistogramBlocksPerSm = 2;
-    // ClaheLuma::Chunks: 4 histogram blocks per SM, chosen against 2 and 8 on RGBA CLAHE 8×8 clip 2 at 1080p and 4K
-    // (`bench-histeq --only clahe`, built by scripts/gpu/build-bench-histeq.sh).
+    // The CLAHE luma chunk kernels: 4 histogram blocks per SM, chosen against 2 and 8 on RGBA CLAHE 8×8 clip 2 at 1080p
+    // and 4K (`bench-histeq --only clahe`, built by scripts/gpu/build-bench-histeq.sh).
     static constexpr int kClaheLumaHistogramBlocksPerSm = 4;
 
     // The launch parameters of the frame src → dst under the current plan.
@@ -236,10 +229,8 @@ private:
     void setScratch(HisteqParams& p, const ImageView& src, const ImageView& dst) const {
         const int tiles = p.tilesX * p.tilesY;
         // Enough blocks to fill the GPU, each with at least a few rows of its tile.
-        p.claheLumaChunks = detail::claheLumaChunksApply(plan_, variants_, src, dst);
-        const int blocksPerSm = variants_.histogramBlocksPerSm > 0 ? variants_.histogramBlocksPerSm
-                                : p.claheLumaChunks                ? kClaheLumaHistogramBlocksPerSm
-                                                                   : kHistogramBlocksPerSm;
+        p.claheLumaChunks = detail::claheLumaChunksApply(plan_, src, dst);
+        const int blocksPerSm = p.claheLumaChunks ? kClaheLumaHistogramBlocksPerSm : kHistogramBlocksPerSm;
         p.splits = std::clamp(blocksPerSm * multiprocessors_ / tiles, 1, std::max(1, p.tileHeight / 2));
         p.smoothTarget = plan_.smoothing > 0.0f ? (plan_.smoothTarget == SmoothTarget::Histogram ? 1 : 2) : 0;
         p.alphaFixed = core::smoothingFactor(plan_.smoothing);
@@ -262,12 +253,10 @@ private:
                        aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
         p.pixelWords = plan_.type == SampleType::U8 && plan_.channels == 4 && alignedTo(4, src.data, src.pitch) &&
                        alignedTo(4, dst.data, dst.pitch);
-        if (variants_.claheApply == detail::ClaheApply::Bands || p.claheLumaChunks) {
-            const int rows = variants_.bandRows > 0 ? variants_.bandRows : bandRowsForOneWave(p);
-            p.bandSharedBytes = detail::claheBandSharedBytes(p, rows);
-            p.bandRows = p.bandSharedBytes > 0 ? rows : 0;
-            p.overlapped = p.bandRows > 0 && dependentLaunch_;
-        }
+        const int rows = bandRowsForOneWave(p);
+        p.bandSharedBytes = detail::claheBandSharedBytes(p, rows);
+        p.bandRows = p.bandSharedBytes > 0 ? rows : 0;
+        p.overlapped = p.bandRows > 0 && dependentLaunch_;
     }
 
     // The frame's kernels: the block-LUT pair (GRAY8), the luma chunk pair (4- and 3-channel luma), else the tile
@@ -275,7 +264,7 @@ private:
     void launchKernels(HisteqParams& p, const ImageView& src, const ImageView& dst, cudaStream_t stream) {
         if (blockLutApplies()) {
             launchBlockLut(p, src, dst, stream);
-        } else if (detail::globalLumaChunksApply(plan_, variants_, src, dst)) {
+        } else if (detail::globalLumaChunksApply(plan_, src, dst)) {
             launchLumaChunks(p, src, stream);
         } else {
             detail::launchHistogram(p, stream);
@@ -318,11 +307,11 @@ private:
     }
 
     bool blockLutApplies() const {
-        return variants_.global != GlobalVariant::LastBlockLut && plan_.mode == EqualizeMode::Global &&
-               plan_.type == SampleType::U8 && plan_.channels == 1 && plan_.smoothing == 0.0f;
+        return plan_.mode == EqualizeMode::Global && plan_.type == SampleType::U8 && plan_.channels == 1 &&
+               plan_.smoothing == 0.0f;
     }
 
-    bool lumaChunksPlan() const { return takesLumaChunks(plan_, variants_); }
+    bool lumaChunksPlan() const { return takesLumaChunks(plan_); }
 
     // Bands as tall as one wave of the band kernel's blocks allows (at 1.4 waves its tail is a quarter of its time),
     // within [8, kMaxBandRows] rows.
@@ -348,10 +337,9 @@ private:
     }
 
     int tileCapacity_;          // tiles the tables were allocated for
-    KernelVariants variants_;
-    bool overlapped_ = false;   // GlobalVariant::BlockLutOverlapped where the device runs it
-    detail::GlobalLumaBlocks lumaBlocksPerSm_;  // GlobalLuma::Chunks, where the plan can take it
-    bool dependentLaunch_ = false;  // the device runs apply kernels as programmatic dependents (ClaheApply::Bands)
+    bool overlapped_ = false;   // the block-LUT apply kernel overlapped: the device runs it
+    detail::GlobalLumaBlocks lumaBlocksPerSm_;  // the luma chunk kernels, where the plan can take it
+    bool dependentLaunch_ = false;  // the device runs apply kernels as programmatic dependents (the band kernel)
     struct BandOccupancy {
         int sharedBytes = 0, blocksPerSm = 0;
     };
@@ -360,7 +348,7 @@ private:
     int multiprocessors_ = 0;   // of device_
     Stream memory_;             // allocates and frees the buffers below
     DeviceBuffer hist_, counters_, luts_, state_, stats_;
-    DeviceBuffer histPair_;     // GlobalVariant::BlockLut: two 256-bin histograms, used by turns
+    DeviceBuffer histPair_;     // The block-LUT kernels: two 256-bin histograms, used by turns
     int pairIndex_ = 0;
     PinnedBuffer pinned_;
     Event done_;
@@ -372,62 +360,22 @@ private:
 
 namespace detail {
 
-const char* globalVariantName(GlobalVariant v) {
-    switch (v) {
-    case GlobalVariant::LastBlockLut: return "last-block LUT";
-    case GlobalVariant::BlockLut: return "block LUT";
-    case GlobalVariant::BlockLutOverlapped: return "block LUT, overlapped launch";
-    }
-    return "?";
+bool globalLumaChunksApply(const EqualizePlan& plan, const ImageView& src, const ImageView& dst) {
+    return takesLumaChunks(plan) && aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
 }
 
-const char* globalLumaName(GlobalLuma v) {
-    switch (v) {
-    case GlobalLuma::Pixels: return "pixels (tile kernels)";
-    case GlobalLuma::Chunks: return "16-byte chunks";
-    }
-    return "?";
-}
-
-bool globalLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
-                           const ImageView& dst) {
-    return takesLumaChunks(plan, variants) && aligned16(src.data, src.pitch) && aligned16(dst.data, dst.pitch);
-}
-
-const char* claheLumaName(ClaheLuma v) {
-    switch (v) {
-    case ClaheLuma::Pixels: return "pixels (tile kernels)";
-    case ClaheLuma::Chunks: return "16-byte chunks, bands";
-    }
-    return "?";
-}
-
-bool claheLumaChunksApply(const EqualizePlan& plan, const KernelVariants& variants, const ImageView& src,
-                          const ImageView& dst) {
-    if (!takesClaheLumaChunks(plan, variants) || !aligned16(src.data, src.pitch) || !aligned16(dst.data, dst.pitch))
+bool claheLumaChunksApply(const EqualizePlan& plan, const ImageView& src, const ImageView& dst) {
+    if (!takesClaheLumaChunks(plan) || !aligned16(src.data, src.pitch) || !aligned16(dst.data, dst.pitch))
         return false;
     const core::ClaheGrid g = core::claheGrid(src.width, src.height, plan.tilesX, plan.tilesY, plan.bins(),
                                               plan.clipLimit);
-    const int rows = variants.bandRows > 0 ? variants.bandRows : 8;
-    return claheBandBytes(plan.channels, g.tileWidth, g.tileHeight, g.tilesX, g.tilesY, rows) > 0;
-}
-
-const char* claheApplyName(ClaheApply v) {
-    switch (v) {
-    case ClaheApply::Chunks: return "chunks";
-    case ClaheApply::Bands: return "bands";
-    }
-    return "?";
-}
-
-std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan, const KernelVariants& variants) {
-    return std::make_unique<CudaEqualizer>(std::move(plan), variants);
+    return claheBandBytes(plan.channels, g.tileWidth, g.tileHeight, g.tilesX, g.tilesY, 8) > 0;
 }
 
 }  // namespace detail
 
 std::unique_ptr<Equalizer> makeCudaEqualizer(EqualizePlan plan) {
-    return detail::makeCudaEqualizer(std::move(plan), KernelVariants{});
+    return std::make_unique<CudaEqualizer>(std::move(plan));
 }
 
 }  // namespace cudafilters

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// CLAHE's band kernel, the apply pass of ClaheApply::Bands and ClaheLuma::Chunks: CLAHE of u8 planes (CH = 1) and
+// CLAHE's band kernel, the apply pass of CLAHE on u8 planes, pairs and luma chunks: CLAHE of u8 planes (CH = 1) and
 // Y/chroma pairs (CH = 2, p.lumaChannel mapped) with 16-byte aligned rows (claheBandsGray8), and of 4- and 3-channel
 // u8 pixels in luma mode (claheBandsLuma8, CH = 4 or 3: Y mapped and RGB rebuilt around it by equalizedPixel, 4 or 16
 // pixels per chunk, chunkPixels).
@@ -176,7 +176,7 @@ template <int CH> __global__ void __launch_bounds__(kThreads) claheBandsGray8(co
     claheBands<CH>(p);
 }
 
-// ClaheLuma::Chunks (CH = 4 or 3).
+// the CLAHE luma chunk kernels (CH = 4 or 3).
 template <int CH> __global__ void __launch_bounds__(kThreads) claheBandsLuma8(const HisteqParams p) { claheBands<CH>(p); }
 
 void (*bandKernel(int channels))(HisteqParams) {

@@ -107,8 +107,7 @@ __device__ __forceinline__ unsigned equalizedPixel(unsigned pixel, const WordOrd
            unsigned(bOut) << 8 * o.blue;
 }
 
-// The 16-byte aligned items of the luma chunk kernels (GlobalLuma::Chunks, ClaheLuma::Chunks) and of the u8 plane
-// kernels: 16 / CH pixels in one uint4 (CH = 1, 2, 4), or 16 pixels of 3 channels in three (48 bytes).
+// The 16-byte aligned items of the luma chunk kernels (global and CLAHE) and of the u8 plane kernels: 16 / CH pixels in one uint4 (CH = 1, 2, 4), or 16 pixels of 3 channels in three (48 bytes).
 __host__ __device__ constexpr int chunkPixels(int channels) { return channels == 3 ? 16 : 16 / channels; }
 struct Uint4x3 {
     uint4 a, b, c;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Global equalization by kernels of a few blocks per SM looping over the frame in 16-byte aligned chunks, whose apply
 // blocks build the frame's LUT themselves from its 256 bins (histeq_lut.cuh's globalLutGray8): no grid-wide hand-off
-// inside a kernel. GlobalVariant::BlockLut and BlockLutOverlapped for u8 planes (globalHistogramGray8,
-// globalApplyGray8), GlobalLuma::Chunks for 4- and 3-channel u8 pixels in luma mode (globalHistogramLuma8,
+// inside a kernel. the block-LUT kernels for u8 planes (globalHistogramGray8,
+// globalApplyGray8), the luma chunk kernels for 4- and 3-channel u8 pixels in luma mode (globalHistogramLuma8,
 // globalApplyLuma8). Where the device runs it, each apply kernel is a programmatic dependent of its histogram kernel.
 #include "histeq_device.cuh"
 #include "histeq_lut.cuh"
@@ -15,7 +15,7 @@ namespace cudafilters::detail {
 namespace {
 
 // ---------------------------------------------------------------------------------------------------------------
-// GlobalVariant::BlockLut: global equalization of u8 planes by two kernels of a few blocks per SM looping over the
+// The block-LUT kernels: global equalization of u8 planes by two kernels of a few blocks per SM looping over the
 // frame. Rows are cut into the 16-byte aligned chunks they touch: a chunk inside the row is one 16-byte load, the
 // partial ones at the row ends go sample by sample.
 
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kGlobalThreads) globalApplyGray8(const HisteqP
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// GlobalLuma::Chunks: global equalization of 4-channel u8 pixels in luma mode (RGBA, BGRA, ARGB, ABGR and their x
+// The luma chunk kernels: global equalization of 4-channel u8 pixels in luma mode (RGBA, BGRA, ARGB, ABGR and their x
 // forms; CH = 4) and of 3-channel ones (RGB, BGR; CH = 3) whose rows are 16-byte aligned, by the GRAY8 kernels'
 // scheme: blocks of kThreads looping over the frame in chunks of 4 pixels (one 16-byte load, one store) or of 16
 // pixels of 3 channels (three of each, chunkPixels), the luma and the rebuilt pixel computed by lumaOf and rebuildRgb

@@ -2,8 +2,8 @@
 // Apply pass of the tile kernels: every pixel mapped through its LUT (global equalization: the frame's one tile) or,
 // for CLAHE, through cv::createCLAHE's bilinear blend of the LUTs of the four tiles around it. One pixel per thread
 // (applyKernel: planes, Y/chroma pairs, luma and per-channel RGB(A), u8 and u16), or a 16-byte chunk per thread for
-// one u16 channel (applyGray16Vec) and for u8 planes and Y/chroma pairs (applyGray8Vec, ClaheApply::Chunks). CLAHE's
-// band kernel (ClaheApply::Bands, ClaheLuma::Chunks) is histeq_clahe_bands.cu's.
+// one u16 channel (applyGray16Vec) and for u8 planes and Y/chroma pairs (applyGray8Vec, where the band kernel does not
+// apply). CLAHE's band kernel (planes and pairs, and the CLAHE luma chunk kernels) is histeq_clahe_bands.cu's.
 #include "histeq_device.cuh"
 
 #include <cstddef>

@@ -2,7 +2,7 @@
 // Histogram pass of the tile kernels (CLAHE; global equalization = one tile of the frame's size): every block counts
 // its share of a tile into shared copies of the histogram, merges them into the tile's histogram in global memory,
 // and the tile's last block builds the tile's LUTs (histeq_lut.cuh). For planes, Y/chroma pairs, luma (BT.601 YCrCb,
-// OpenCV's fixed point) and per-channel RGB(A), u8 and u16; ClaheLuma::Chunks's claheHistogramLuma8 too.
+// OpenCV's fixed point) and per-channel RGB(A), u8 and u16; the CLAHE luma chunk kernels' claheHistogramLuma8 too.
 //
 // grid = (splits, tiles): block b of a tile takes rows b, b + splits, … of the (padded) tile (VEC: the tile's
 // (row, chunk) items, spread over all the tile's blocks).
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(kThreads) histogramKernel(const HisteqParams p
     tileHistogram<T, CH, KIND, VEC, STATS>(p);
 }
 
-// ClaheLuma::Chunks: CLAHE of 4- and 3-channel u8 pixels in luma mode, rows 16-byte aligned.
+// The CLAHE luma chunk kernels: CLAHE of 4- and 3-channel u8 pixels in luma mode, rows 16-byte aligned.
 template <int CH, bool STATS> __global__ void __launch_bounds__(kThreads) claheHistogramLuma8(const HisteqParams p) {
     tileHistogram<std::uint8_t, CH, HisteqKind::Luma, true, STATS>(p);
 }
