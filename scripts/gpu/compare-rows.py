@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The per-row comparison of scripts/gpu/compare.sh: for each benchmark table row present in both trees' logs, the
 # better of each tree's rounds and new against old as a speed ratio (> 1: the new tree is faster).
-#   scripts/gpu/compare-rows.py OUT_DIR [--all] [--tags OLD,NEW]   (--all: every row, not only the slower ones;
-#   --tags: the two trees' log tags, old and new by default)
+#   scripts/gpu/compare-rows.py OUT_DIR [--all] [--same] [--tags OLD,NEW]   (--all: every row, not only the slower
+#   ones; --same: first the rows whose route or exactness differ; --tags: the two trees' log tags, old and new)
 import glob
 import re
 import statistics
@@ -17,26 +17,53 @@ METRICS = {
 }
 
 
-def rows(path, header):
-    """{row key: value} of the table rows whose header names `header`."""
-    found, column, seen = {}, None, {}
+def table(path, header):
+    """(row key, cells, header cells) of each table row under a header that names `header`; the key is the cells
+    before that column."""
+    head, seen = None, {}
     for line in open(path, errors="replace"):
         if not line.startswith("|"):
-            column = None if not line.strip() else column
+            head = None if not line.strip() else head
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if header in cells:
-            column = cells.index(header)
+            head = cells
             continue
-        if column is None or column >= len(cells) or set(cells[0]) <= set("-: "):
+        if head is None or len(cells) < len(head) or set(cells[0]) <= set("-: "):  # (notes may hold "|")
             continue
-        m = re.match(r"[0-9][0-9 ]*(\.[0-9]+)?", cells[column])
-        if not m:
-            continue
-        key = " | ".join(cells[:column])
+        key = " | ".join(cells[: head.index(header)])
         seen[key] = seen.get(key, 0) + 1
-        found[f"{key} #{seen[key]}" if seen[key] > 1 else key] = float(m.group(0).replace(" ", ""))
+        yield (f"{key} #{seen[key]}" if seen[key] > 1 else key), cells, head
+
+
+def rows(path, header):
+    """{row key: value} of the table rows whose header names `header`."""
+    found = {}
+    for key, cells, head in table(path, header):
+        m = re.match(r"[0-9][0-9 ]*(\.[0-9]+)?", cells[head.index(header)])
+        if m:
+            found[key] = float(m.group(0).replace(" ", ""))
     return found
+
+
+# benchmark -> the column that must read the same in both trees (bench-convolve's route, bench-histeq's exactness)
+SAME = {"convolve": "notes", "histeq": "exact vs reference"}
+
+
+def same(out, tags=("old", "new")):
+    """Lists the rows whose SAME column differs between the first log of each tree."""
+    for name, column in SAME.items():
+        logs = [sorted(glob.glob(f"{out}/{name}-{tag}-*.log")) for tag in tags]
+        if not all(logs):
+            continue
+        old, new = ({key: cells[head.index(column)].split(")")[0] for key, cells, head in
+                     table(paths[0], METRICS[name][0])} for paths in logs)
+        both = [k for k in old if k in new]
+        differ = [k for k in both if old[k] != new[k]]
+        print(f"{name}: {len(both)} rows in both trees, {len(differ)} with another {column}; "
+              f"{len(old) - len(both)} rows only in the {tags[0]} tree, {len(new) - len(both)} only in the {tags[1]}")
+        for k in differ:
+            print(f"  {k}: {tags[0]} {old[k]!r}, {tags[1]} {new[k]!r}")
 
 
 def main(out, every=False, tags=("old", "new")):
@@ -71,5 +98,7 @@ if __name__ == "__main__":
         i = argv.index("--tags")
         tags = tuple(argv[i + 1].split(","))
         del argv[i : i + 2]
-    args = [a for a in argv if a != "--all"]
+    args = [a for a in argv if a not in ("--all", "--same")]
+    if "--same" in argv:
+        same(args[0] if args else "out", tags)
     sys.exit(main(args[0] if args else "out", "--all" in argv, tags))

@@ -97,34 +97,5 @@ echo
 echo "==== summary ===="
 printf '%s\n' "${summary[@]}"
 if ((built)); then
-    # The rows of both trees: bench-convolve's route (notes: "path (route)") and bench-histeq's exactness must match.
-    python3 - "$out" <<'EOF'
-import glob, sys
-out = sys.argv[1]
-def table(path, metric, column):
-    rows, head = {}, None
-    for line in open(path, errors="replace"):
-        if not line.startswith("|"):
-            head = None if not line.strip() else head
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if metric in cells:
-            head = cells
-            continue
-        if head is None or set(cells[0]) <= set("-: ") or len(cells) < len(head):  # (notes may hold "|")
-            continue
-        value = cells[head.index(column)]
-        rows[" | ".join(cells[:head.index(metric)])] = value.split(")")[0] + ")" if column == "notes" else value
-    return rows
-for name, metric, column in (("convolve", "ours µs", "notes"), ("histeq", "CUDA equalizer (us)", "exact vs reference")):
-    old = table(sorted(glob.glob(f"{out}/{name}-old-*.log"))[0], metric, column)
-    new = table(sorted(glob.glob(f"{out}/{name}-new-*.log"))[0], metric, column)
-    both = [k for k in old if k in new]
-    differ = [k for k in both if old[k] != new[k]]
-    print(f"{name}: {len(both)} rows in both trees, {len(differ)} with another {column}; "
-          f"{len(old) - len(both)} rows only in the old tree, {len(new) - len(both)} only in the new")
-    for k in differ:
-        print(f"  {k}: old {old[k]!r}, new {new[k]!r}")
-EOF
-    python3 scripts/gpu/compare-rows.py "$out" --all | tee "$out/compare.txt"
+    python3 scripts/gpu/compare-rows.py "$out" --same --all | tee "$out/compare.txt"
 fi
