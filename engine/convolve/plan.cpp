@@ -249,6 +249,21 @@ void checkDividedTaps(const ConvolvePlan& plan, const ConvolveDesc& desc) {
     throw InvalidArgument(s.str());
 }
 
+// The divisor the function itself applies: GaussianBlur's taps sum to 1, blur divides by K².
+bool ownDivisor(const Smoothing& s, const ConvolveDesc& desc) {
+    if (s.function == Smoothing::Function::GaussianBlur) return desc.divisor == 1;
+    return desc.divisor == 0 || desc.divisor == double(s.size) * s.size;
+}
+
+Smoothing keptSmoothing(const ConvolvePlan& plan, const ConvolveDesc& desc) {
+    const Smoothing& s = desc.smoothing;
+    const bool kept = s.function != Smoothing::Function::None && plan.mode == ConvolveMode::Filter &&
+                      plan.kernels.size() == 1 && plan.kernelWidth == s.size && plan.kernelHeight == s.size &&
+                      ownDivisor(s, desc) && desc.bias == 0 && !desc.absolute &&
+                      desc.algorithm != ConvolveAlgorithm::Fft && plan.bits.shift == 0;
+    return kept ? s : Smoothing{};
+}
+
 }  // namespace
 
 bool ConvolvePlan::isIdentity() const {
@@ -303,6 +318,7 @@ ConvolvePlan ConvolvePlan::make(const ConvolveDesc& desc, SampleType type, int i
     if (plan.kernels.size() == 1 && plan.combine != Combine::Channels) plan.combine = Combine::Sum;
     plan.kernelWidth = plan.kernels[0].width;
     plan.kernelHeight = plan.kernels[0].height;
+    plan.smoothing = keptSmoothing(plan, desc);
     return plan;
 }
 

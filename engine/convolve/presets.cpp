@@ -47,8 +47,8 @@ ConvolveDesc gradientDesc(const std::vector<float>& smooth, const std::vector<fl
 const std::vector<PresetInfo>& presetTable() {
     static const std::vector<PresetInfo> table = {
         {Preset::Identity, "identity", "Identity (passthrough)"},
-        {Preset::Box, "box", "Box blur, size x size"},
-        {Preset::Gaussian, "gaussian", "Gaussian blur, size x size, sigma"},
+        {Preset::Box, "box", "cv::blur: normalised box filter, size x size"},
+        {Preset::Gaussian, "gaussian", "cv::GaussianBlur: size x size, sigma"},
         {Preset::Sharpen, "sharpen", "Sharpen 3x3"},
         {Preset::SobelX, "sobel-x", "Sobel |d/dx| (3, 5, 7)"},
         {Preset::SobelY, "sobel-y", "Sobel |d/dy| (3, 5, 7)"},
@@ -152,13 +152,18 @@ ConvolveDesc presetDesc(Preset preset, int size, double sigma) {
         if (k < 1 || k > kMaxKernelSize)
             throw InvalidArgument("box size must be between 1 and " + std::to_string(kMaxKernelSize));
         desc.kernels = {Kernel2D{k, k, std::vector<float>(std::size_t(k) * k, 1.f)}};
+        desc.smoothing = {Smoothing::Function::Blur, k, 0};
         return desc;
     }
     case Preset::Gaussian: {
-        const std::vector<float> g = gaussianTaps(size ? size : 5, sigma);
+        const int k = size ? size : 5;
+        const std::vector<float> g = gaussianTaps(k, sigma);
         desc.row = g;
         desc.column = g;
         desc.divisor = 1;
+        // A sigma whose square underflows gives OpenCV NaN taps; the centre tap alone (above) is kept instead.
+        if (sigma == 0 || std::isfinite(-0.5 / (sigma * sigma)))
+            desc.smoothing = {Smoothing::Function::GaussianBlur, k, sigma};
         return desc;
     }
     case Preset::Sharpen:

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The CPU backend: each needed channel is padded by the plan's border rule into a float plane, correlated
-// (OpenCV when built in), then combined and stored with the shared per-sample arithmetic.
+// The CPU backend: the presets that are OpenCV functions go to those functions (cpu_smoothing.hpp); everything else
+// has each needed channel padded by the plan's border rule into a float plane, correlated (OpenCV when built in),
+// then combined and stored with the shared per-sample arithmetic.
 #include "cpu_responses.hpp"
+#include "cpu_smoothing.hpp"
 
 #include <cudafilters/convolve.hpp>
 #include <cudafilters/convolve_arithmetic.hpp>
@@ -43,6 +45,7 @@ public:
 
     void process(const ImageView& src, const ImageView& dst, GpuStream) override {
         validateImages(plan_, src, dst);
+        if (plan_.smoothing.function != Smoothing::Function::None && cpu::smooth(plan_, src, dst, smoothing_)) return;
         dft_ = fftChosen(Backend::Cpu, plan_, src.width, src.height);
         if (plan_.type == SampleType::U8) run<std::uint8_t>(src, dst);
         else run<std::uint16_t>(src, dst);
@@ -160,6 +163,7 @@ private:
     std::vector<cpu::PaddedPlane> planes_;
     std::vector<float> response_;
     std::vector<float> combined_;
+    cpu::SmoothingScratch smoothing_;
 };
 
 }  // namespace

@@ -34,6 +34,16 @@ enum class Combine {
 // Auto: the FFT where the measured crossover of the backend says it is faster (cudafilters/convolve_crossover.hpp).
 enum class ConvolveAlgorithm { Auto, Direct, Fft };
 
+// A preset that is an OpenCV function, named so that a backend can compute that function's own arithmetic (8-bit
+// cv::GaussianBlur has fixed-point taps and rounding of its own; cv::blur rounds its integer sums its own way) instead
+// of the float correlation of the same taps, which differs from it by 1 on some samples.
+struct Smoothing {
+    enum class Function { None, GaussianBlur, Blur };
+    Function function = Function::None;
+    int size = 0;      // K: a K×K window
+    double sigma = 0;  // GaussianBlur: sigmaX = sigmaY; 0 = from K, as OpenCV derives it
+};
+
 enum class ConvolveMode {
     Filter,        // each selected channel filtered by the kernel (or bank, combined); the others copied
     MultiChannel,  // N:M:M — output m = sum over input channels c of kernels[m * N + c] applied to channel c
@@ -59,6 +69,7 @@ struct ConvolveDesc {
     // pass over other channels of the same pixels clears it (packed 4:2:2: luma pass, then chroma pass).
     unsigned copyMask = 0xF;
     ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
+    Smoothing smoothing;            // set by presetDesc for gaussian and box; the kernels above are its taps
 };
 
 constexpr int kMaxKernelSize = 255;
@@ -85,6 +96,9 @@ struct ConvolvePlan {
     int kernelWidth = 0;            // all kernels share one size
     int kernelHeight = 0;
     ConvolveAlgorithm algorithm = ConvolveAlgorithm::Auto;
+    // The description's smoothing, kept only where the plan computes exactly that function: filter mode, one kernel,
+    // the function's own divisor, no bias, not absolute, no FFT asked for, levels from bit 0. Otherwise None.
+    Smoothing smoothing;
 
     int bankSize() const { return mode == ConvolveMode::Filter ? int(kernels.size()) : 1; }
     bool isIdentity() const;        // output == input for every pixel (every channel filtered or copied)

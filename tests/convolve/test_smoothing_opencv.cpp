@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The gaussian and box presets on the CPU backend against cv::GaussianBlur and cv::blur: the same bits, on every
+// border, size, sigma, sample type and channel layout the element gives them, frames smaller than the window too.
+#include "convolve_cases.hpp"
+
+#include <gtest/gtest.h>
+
+#if CUDAFILTERS_HAVE_OPENCV
+#include <cudafilters/presets.hpp>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+using namespace cudafilters;
+using namespace cudafilters::test;
+
+namespace {
+
+struct Case {
+    Preset preset;
+    int size;
+    double sigma;
+    Border border;
+    double borderValue;
+    SampleType type;
+    int channels;
+    int width, height;
+    unsigned channelMask = 0xF;
+    bool inPlace = false;
+
+    std::string name() const {
+        std::string s = std::string(preset == Preset::Gaussian ? "gaussian" : "box") + std::to_string(size);
+        if (sigma > 0) s += "_s" + std::to_string(int(sigma * 10));
+        s += "_b" + std::to_string(int(border)) + (borderValue != 0 ? "v" : "") +
+             (type == SampleType::U8 ? "_u8" : "_u16") + "_c" + std::to_string(channels) + "_" +
+             std::to_string(width) + "x" + std::to_string(height);
+        if (channelMask != 0xF) s += "_m" + std::to_string(channelMask);
+        if (inPlace) s += "_inplace";
+        return s;
+    }
+};
+
+cv::Mat matOf(HostImage& image) {
+    const int depth = image.type() == SampleType::U8 ? CV_8U : CV_16U;
+    return cv::Mat(image.height(), image.width(), CV_MAKETYPE(depth, image.channels()), image.bytes(), image.pitch());
+}
+
+int cvBorder(Border b) {
+    switch (b) {
+    case Border::Replicate: return cv::BORDER_REPLICATE;
+    case Border::Reflect: return cv::BORDER_REFLECT;
+    case Border::Reflect101: return cv::BORDER_REFLECT_101;
+    case Border::Wrap: return cv::BORDER_WRAP;
+    default: return cv::BORDER_CONSTANT;
+    }
+}
+
+void openCv(const Case& c, const cv::Mat& in, cv::Mat& out, int border) {
+    if (c.preset == Preset::Gaussian)
+        cv::GaussianBlur(in, out, cv::Size(c.size, c.size), c.sigma, c.sigma, border);
+    else
+        cv::blur(in, out, cv::Size(c.size, c.size), cv::Point(-1, -1), border);
+}
+
+// What OpenCV gives: the function with the border itself where it has it. Wrap and a constant other than 0 it does
+// not take: there the frame padded by the window's reach with cv::copyMakeBorder is filtered and its centre kept.
+cv::Mat expected(const Case& c, HostImage& src) {
+    cv::Mat out;
+    if (c.border != Border::Wrap && c.borderValue == 0) {
+        openCv(c, matOf(src), out, cvBorder(c.border));
+        return out;
+    }
+    const int before = c.size / 2, after = c.size - 1 - before;
+    cv::Mat padded, filtered;
+    cv::copyMakeBorder(matOf(src), padded, before, after, before, after, cvBorder(c.border),
+                       cv::Scalar::all(c.borderValue));
+    openCv(c, padded, filtered, cv::BORDER_REPLICATE);
+    filtered(cv::Rect(before, before, src.width(), src.height())).copyTo(out);
+    return out;
+}
+
+ConvolveDesc descOf(const Case& c) {
+    ConvolveDesc desc = presetDesc(c.preset, c.size, c.sigma);
+    desc.border = c.border;
+    desc.borderValue = c.borderValue;
+    desc.channelMask = c.channelMask;
+    return desc;
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> out;
+    const Border borders[] = {Border::Replicate, Border::Reflect, Border::Reflect101, Border::Constant, Border::Wrap};
+    // Every size 1-31 (box: even too), at one frame size and border; then the borders on fewer sizes.
+    for (int k = 1; k <= 31; ++k) {
+        if (k % 2) out.push_back({Preset::Gaussian, k, 0, Border::Reflect101, 0, SampleType::U8, 1, 385, 289});
+        out.push_back({Preset::Box, k, 0, Border::Reflect101, 0, SampleType::U8, 1, 385, 289});
+    }
+    for (Border b : borders)
+        for (int k : {3, 5, 9, 31}) {
+            out.push_back({Preset::Gaussian, k, 0, b, 0, SampleType::U8, 1, 97, 55});
+            out.push_back({Preset::Box, k, 0, b, 0, SampleType::U8, 1, 97, 55});
+            out.push_back({Preset::Box, k + 1, 0, b, 0, SampleType::U8, 1, 97, 55});
+        }
+    for (double sigma : {0.5, 1.0, 2.0, 5.3})
+        for (int k : {3, 9, 15}) out.push_back({Preset::Gaussian, k, sigma, Border::Reflect101, 0, SampleType::U8, 1, 385, 289});
+    // Constant borders with a value OpenCV's functions do not take.
+    for (Preset p : {Preset::Gaussian, Preset::Box})
+        out.push_back({p, 5, 0, Border::Constant, 200, SampleType::U8, 1, 97, 55});
+    out.push_back({Preset::Gaussian, 7, 0, Border::Constant, 40000, SampleType::U16, 1, 97, 55});
+    // 16 bits, and 1-4 channels.
+    for (Border b : {Border::Replicate, Border::Reflect101, Border::Constant})
+        for (int k : {3, 5, 9}) {
+            out.push_back({Preset::Gaussian, k, 0, b, 0, SampleType::U16, 1, 97, 55});
+            out.push_back({Preset::Box, k, 0, b, 0, SampleType::U16, 1, 97, 55});
+        }
+    for (int channels : {2, 3, 4})
+        for (SampleType t : {SampleType::U8, SampleType::U16}) {
+            out.push_back({Preset::Gaussian, 5, 0, Border::Reflect101, 0, t, channels, 97, 55});
+            out.push_back({Preset::Box, 4, 0, Border::Reflect101, 0, t, channels, 97, 55});
+        }
+    // Frames smaller than the window.
+    for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {7, 5}, {33, 17}})
+        for (Border b : borders) {
+            out.push_back({Preset::Gaussian, 9, 0, b, 0, SampleType::U8, 1, w, h});
+            out.push_back({Preset::Box, 6, 0, b, 0, SampleType::U8, 1, w, h});
+        }
+    // Full HD, odd-sized by one: the functions' threaded stripes.
+    for (int k : {3, 5, 9, 31}) out.push_back({Preset::Gaussian, k, 0, Border::Reflect101, 0, SampleType::U8, 1, 1921, 1081});
+    out.push_back({Preset::Gaussian, 5, 0, Border::Reflect101, 0, SampleType::U8, 3, 1921, 1081});
+    out.push_back({Preset::Box, 5, 0, Border::Reflect101, 0, SampleType::U8, 1, 1921, 1081});
+    // Alpha left out (RGBA with channel mask 7), and in place.
+    for (Preset p : {Preset::Gaussian, Preset::Box}) {
+        out.push_back({p, 5, 0, Border::Reflect101, 0, SampleType::U8, 4, 97, 55, 0x7});
+        out.push_back({p, 5, 0, Border::Reflect101, 0, SampleType::U8, 1, 97, 55, 0xF, true});
+        out.push_back({p, 5, 0, Border::Reflect101, 0, SampleType::U8, 4, 97, 55, 0x7, true});
+    }
+    return out;
+}
+
+class SmoothingVsOpenCv : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(SmoothingVsOpenCv, SameSamples) {
+    const Case c = GetParam();
+    const ConvolvePlan plan = ConvolvePlan::make(descOf(c), c.type, c.channels);
+    ASSERT_NE(plan.smoothing.function, Smoothing::Function::None);
+    HostImage src(c.width, c.height, c.channels, c.type);
+    src.fillRandom(std::uint32_t(c.width * 131 + c.size * 7 + c.channels));
+    const HostImage original = src;
+    const cv::Mat want = expected(c, src);
+
+    HostImage out = c.inPlace ? src : outputFor(plan, c.width, c.height);
+    makeCpuConvolver(plan)->process(c.inPlace ? out.view() : src.view(), out.view());
+    ASSERT_TRUE(out.paddingIntact());
+    long differing = 0;
+    int firstX = -1, firstY = -1, firstC = -1;
+    for (int y = 0; y < c.height; ++y)
+        for (int x = 0; x < c.width; ++x)
+            for (int ch = 0; ch < c.channels; ++ch) {
+                const bool filtered = c.channelMask >> ch & 1u;
+                double w;
+                if (filtered)
+                    w = c.type == SampleType::U8 ? want.ptr<std::uint8_t>(y)[x * c.channels + ch]
+                                                 : want.ptr<std::uint16_t>(y)[x * c.channels + ch];
+                else
+                    w = original.sample(x, y, ch);
+                if (out.sample(x, y, ch) != w && differing++ == 0) firstX = x, firstY = y, firstC = ch;
+            }
+    EXPECT_EQ(differing, 0) << "first at (" << firstX << ", " << firstY << ") channel " << firstC;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, SmoothingVsOpenCv, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name(); });
+
+// The function is kept only where the plan computes exactly it; anything else the user adds goes the float way.
+TEST(SmoothingPlan, KeptOnlyForTheFunctionItself) {
+    const auto kept = [](ConvolveDesc desc, SampleBits bits = {}) {
+        return ConvolvePlan::make(desc, SampleType::U16, 1, bits).smoothing.function != Smoothing::Function::None;
+    };
+    EXPECT_TRUE(kept(presetDesc(Preset::Gaussian, 5)));
+    EXPECT_TRUE(kept(presetDesc(Preset::Box, 4)));
+    EXPECT_TRUE(kept(presetDesc(Preset::Gaussian, 5), SampleBits::low(10)));
+    EXPECT_FALSE(kept(presetDesc(Preset::Gaussian, 5), SampleBits::high(10)));
+    EXPECT_FALSE(kept(presetDesc(Preset::Sharpen)));
+    ConvolveDesc d = presetDesc(Preset::Gaussian, 5);
+    d.bias = 1;
+    EXPECT_FALSE(kept(d));
+    d = presetDesc(Preset::Gaussian, 5);
+    d.absolute = true;
+    EXPECT_FALSE(kept(d));
+    d = presetDesc(Preset::Gaussian, 5);
+    d.divisor = 2;
+    EXPECT_FALSE(kept(d));
+    d = presetDesc(Preset::Gaussian, 5);
+    d.algorithm = ConvolveAlgorithm::Fft;
+    EXPECT_FALSE(kept(d));
+    d = presetDesc(Preset::Box, 5);
+    d.divisor = 25;
+    EXPECT_TRUE(kept(d));
+    d.divisor = 24;
+    EXPECT_FALSE(kept(d));
+    EXPECT_FALSE(kept(presetDesc(Preset::Gaussian, 5, 1e-300)));
+}
+
+#endif
