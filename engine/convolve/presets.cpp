@@ -49,18 +49,18 @@ const std::vector<PresetInfo>& presetTable() {
         {Preset::Identity, "identity", "Identity (passthrough)"},
         {Preset::Box, "box", "cv::blur: normalised box filter, size x size"},
         {Preset::Gaussian, "gaussian", "cv::GaussianBlur: size x size, sigma"},
-        {Preset::Sharpen, "sharpen", "Sharpen 3x3"},
-        {Preset::SobelX, "sobel-x", "Sobel |d/dx| (3, 5, 7)"},
-        {Preset::SobelY, "sobel-y", "Sobel |d/dy| (3, 5, 7)"},
-        {Preset::SobelMagnitude, "sobel", "Sobel gradient magnitude (3, 5, 7)"},
-        {Preset::ScharrX, "scharr-x", "Scharr |d/dx| 3x3"},
-        {Preset::ScharrY, "scharr-y", "Scharr |d/dy| 3x3"},
-        {Preset::ScharrMagnitude, "scharr", "Scharr gradient magnitude 3x3"},
-        {Preset::PrewittX, "prewitt-x", "Prewitt |d/dx| 3x3"},
-        {Preset::PrewittY, "prewitt-y", "Prewitt |d/dy| 3x3"},
-        {Preset::PrewittMagnitude, "prewitt", "Prewitt gradient magnitude 3x3"},
-        {Preset::Laplacian, "laplacian", "|Laplacian| (3, 5)"},
-        {Preset::Emboss, "emboss", "Emboss 3x3"},
+        {Preset::Sharpen, "sharpen", "cv::filter2D of 0 -1 0; -1 5 -1; 0 -1 0"},
+        {Preset::SobelX, "sobel-x", "cv::Sobel dx=1 (size 3, 5, 7), then cv::convertScaleAbs"},
+        {Preset::SobelY, "sobel-y", "cv::Sobel dy=1 (size 3, 5, 7), then cv::convertScaleAbs"},
+        {Preset::SobelMagnitude, "sobel", "Sobel gradient magnitude sqrt(dx^2 + dy^2), rounded half to even (3, 5, 7)"},
+        {Preset::ScharrX, "scharr-x", "cv::Scharr dx=1, then cv::convertScaleAbs"},
+        {Preset::ScharrY, "scharr-y", "cv::Scharr dy=1, then cv::convertScaleAbs"},
+        {Preset::ScharrMagnitude, "scharr", "Scharr gradient magnitude sqrt(dx^2 + dy^2), rounded half to even"},
+        {Preset::PrewittX, "prewitt-x", "|cv::filter2D of -1 0 1 on 3 rows| (Prewitt d/dx)"},
+        {Preset::PrewittY, "prewitt-y", "|cv::filter2D of -1 0 1 on 3 columns| (Prewitt d/dy)"},
+        {Preset::PrewittMagnitude, "prewitt", "Prewitt gradient magnitude sqrt(dx^2 + dy^2), rounded half to even"},
+        {Preset::Laplacian, "laplacian", "cv::Laplacian ksize=size (1, 3, 5), then cv::convertScaleAbs"},
+        {Preset::Emboss, "emboss", "cv::filter2D of -2 -1 0; -1 1 1; 0 1 2"},
     };
     return table;
 }
@@ -186,12 +186,15 @@ ConvolveDesc presetDesc(Preset preset, int size, double sigma) {
         requireSize("prewitt", size ? size : 3, {3});
         return gradientDesc({1, 1, 1}, {-1, 0, 1}, preset);
     case Preset::Laplacian: {
-        const int k = size ? size : 3;
-        requireSize("laplacian", k, {3, 5});
+        // cv::Laplacian's ksize: 1 and 3 are its fixed 3x3 kernels, 5 the sum of the second Sobel derivatives.
+        const int k = size ? size : 1;
+        requireSize("laplacian", k, {1, 3, 5});
         desc.divisor = 1;
         desc.absolute = true;
-        if (k == 3) {
+        if (k == 1) {
             desc.kernels = {kernel3x3({0, 1, 0, 1, -4, 1, 0, 1, 0})};
+        } else if (k == 3) {
+            desc.kernels = {kernel3x3({2, 0, 2, 0, -8, 0, 2, 0, 2})};
         } else {
             const Kernel2D xx = outerProduct(sobelTaps(5, 0), sobelTaps(5, 2));
             const Kernel2D yy = outerProduct(sobelTaps(5, 2), sobelTaps(5, 0));

@@ -381,8 +381,8 @@ static ConvolveBindings gst_cuda_convolve_kernel_bindings() {
                               gst_cuda_convolve_preset_get_type(), int(DEFAULT_PRESET), kControllableFlags)),
         bind<&ConvolveSettings::size>(
             g_param_spec_int("size", "Size",
-                             "Preset kernel size in pixels (box: any; gaussian: odd; sobel: 3, 5, 7; laplacian: 3, "
-                             "5; others: 3); 0 = the preset's default",
+                             "Preset kernel size in pixels (box: any; gaussian: odd; sobel: 3, 5, 7; laplacian: "
+                             "cv::Laplacian's ksize 1, 3 or 5; others: 3); 0 = the preset's default",
                              0, cf::kMaxKernelSize, DEFAULT_SIZE, kControllableFlags)),
         bind<&ConvolveSettings::sigma>(
             g_param_spec_double("sigma", "Sigma",

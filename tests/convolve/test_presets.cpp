@@ -53,7 +53,7 @@ TEST(Presets, RejectsUnknownName) {
 }
 
 TEST(Presets, RejectsSobelSizeFour) { EXPECT_EQ(presetError(Preset::SobelX, 4), "preset sobel has no size 4; sizes: 3, 5, 7"); }
-TEST(Presets, RejectsLaplacianSeven) { EXPECT_EQ(presetError(Preset::Laplacian, 7), "preset laplacian has no size 7; sizes: 3, 5"); }
+TEST(Presets, RejectsLaplacianSeven) { EXPECT_EQ(presetError(Preset::Laplacian, 7), "preset laplacian has no size 7; sizes: 1, 3, 5"); }
 TEST(Presets, RejectsEvenGaussian) {
     EXPECT_EQ(presetError(Preset::Gaussian, 4), "gaussian size must be odd and between 1 and 255, not 4");
 }
@@ -85,12 +85,12 @@ TEST(Presets, SobelFactorsMatchOpenCV) {
 TEST(Presets, LaplacianMatchesOpenCV) {
     HostImage src(97, 61, 1, SampleType::U8, 0);
     src.fillRandom(3);
-    for (int k : {3, 5}) {
+    for (int k : {1, 3, 5}) {
         ConvolveDesc d = presetDesc(Preset::Laplacian, k);
         d.border = Border::Reflect101;
         HostImage ours = runReference(ConvolvePlan::make(d, SampleType::U8, 1), src);
         cv::Mat in(src.height(), src.width(), CV_8U, src.bytes(), src.pitch()), lap, expected;
-        cv::Laplacian(in, lap, CV_32F, k == 3 ? 1 : 5);
+        cv::Laplacian(in, lap, CV_32F, k);
         cv::convertScaleAbs(lap, expected);
         for (int y = 0; y < src.height(); ++y)
             for (int x = 0; x < src.width(); ++x)

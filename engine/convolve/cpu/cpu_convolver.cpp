@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The CPU backend: the presets that are OpenCV functions go to those functions (cpu_smoothing.hpp); everything else
-// has each needed channel padded by the plan's border rule into a float plane, correlated (OpenCV when built in),
-// then combined and stored with the shared per-sample arithmetic.
+// The CPU backend: the presets that are OpenCV functions go to those functions (cpu_smoothing.hpp), 8-bit kernels of
+// integer taps to OpenCV's integer filters (cpu_integer_filter.hpp); everything else has each needed channel padded
+// by the plan's border rule into a float plane, correlated (OpenCV when built in), then combined and stored with the
+// shared per-sample arithmetic.
 #include "cpu_responses.hpp"
+#include "cpu_integer_filter.hpp"
 #include "cpu_smoothing.hpp"
 
 #include <cudafilters/convolve.hpp>
@@ -47,6 +49,7 @@ public:
         validateImages(plan_, src, dst);
         if (plan_.smoothing.function != Smoothing::Function::None && cpu::smooth(plan_, src, dst, smoothing_)) return;
         dft_ = fftChosen(Backend::Cpu, plan_, src.width, src.height);
+        if (!dft_ && cpu::filterIntegerTaps(plan_, src, dst, integerFilter_)) return;
         if (plan_.type == SampleType::U8) run<std::uint8_t>(src, dst);
         else run<std::uint16_t>(src, dst);
     }
@@ -164,6 +167,7 @@ private:
     std::vector<float> response_;
     std::vector<float> combined_;
     cpu::SmoothingScratch smoothing_;
+    cpu::IntegerFilterScratch integerFilter_;
 };
 
 }  // namespace

@@ -24,7 +24,8 @@ struct PresetInfo {
 const std::vector<PresetInfo>& presetTable();
 Preset presetFromName(const std::string& name);  // throws InvalidArgument listing the names
 
-// size: box any K ≥ 1; gaussian odd K ≥ 1; sobel 3, 5, 7; laplacian 3, 5; the others 3 (0 = the preset's default).
+// size: box any K ≥ 1; gaussian odd K ≥ 1; sobel 3, 5, 7; laplacian 1, 3, 5 (cv::Laplacian's ksize; 1 and 3 are
+// both 3x3 kernels); the others 3 (0 = the preset's default: box 3, gaussian 5, laplacian 1, the others 3).
 // sigma: gaussian only, 0 = from K as cv::getGaussianKernel.
 ConvolveDesc presetDesc(Preset preset, int size = 0, double sigma = 0);
 
