@@ -12,8 +12,7 @@
 namespace cudafilters::cpu {
 
 struct IntegerFilterScratch {
-    std::vector<std::uint8_t> sums;      // the kernel's integer sums, 16-bit or float
-    std::vector<std::uint8_t> filtered;  // the stored samples, where dst cannot take them directly
+    std::vector<std::uint8_t> filtered;  // the stored samples, where dst cannot take them directly (in place)
 };
 
 // Filters src into dst and returns true where the plan is such a filter and this build has OpenCV; false, touching

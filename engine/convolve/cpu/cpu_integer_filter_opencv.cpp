@@ -77,35 +77,32 @@ bool filterIntegerTaps(const ConvolvePlan& plan, const ImageView& src, const Ima
     if (!integerKernel(plan, k)) return false;
 
     const cv::Mat in = matOf(src);
-    const int channels = plan.inputChannels;
-    cv::Mat sums = matIn(scratch.sums, in.rows, in.cols, CV_MAKETYPE(CV_MAT_DEPTH(k.sumType), channels));
-    const cv::Point anchor(plan.kernelWidth / 2, plan.kernelHeight / 2);
-    // Stripes of rows of the frame as regions of it: OpenCV reads the rows around a region from the frame and applies
-    // the border only at the frame's own edges, so every stripe gives what the whole frame would.
-    const int stripes = std::max(1, std::min(in.rows / 32, 4 * cv::getNumThreads()));
-    cv::parallel_for_(cv::Range(0, in.rows), [&](const cv::Range& rows) {
-        const cv::Mat part = in.rowRange(rows.start, rows.end);
-        cv::Mat out = sums.rowRange(rows.start, rows.end);
-        if (k.separable)
-            cv::sepFilter2D(part, out, k.sumType, cv::Mat(1, int(k.row.size()), CV_32F, k.row.data()),
-                            cv::Mat(int(k.column.size()), 1, CV_32F, k.column.data()), anchor, 0, border);
-        else
-            cv::filter2D(part, out, k.sumType, cv::Mat(plan.kernelHeight, plan.kernelWidth, CV_32F, k.whole.data()),
-                         anchor, 0, border);
-    }, stripes);
-
-    // value = sum / 2^shift + bias, made absolute if asked, rounded half to even and saturated: what finishSample
-    // does, as convertScaleAbs and convertTo compute it (the scaling by 2^-shift is exact).
+    const int sumType = CV_MAKETYPE(CV_MAT_DEPTH(k.sumType), plan.inputChannels);
     const bool direct = writesDstDirectly(plan, src, dst);
     cv::Mat stored = direct ? matOf(dst) : matIn(scratch.filtered, in.rows, in.cols, in.type());
+    const cv::Point anchor(plan.kernelWidth / 2, plan.kernelHeight / 2);
     const double scale = std::ldexp(1.0, -k.shift), bias = plan.bias;
+    // Stripes of rows of the frame as regions of it: OpenCV reads the rows around a region from the frame and applies
+    // the border only at the frame's own edges, so every stripe gives what the whole frame would. Each stripe's sums
+    // stay in a buffer of its own, in cache, and are finished as value = sum / 2^shift + bias, made absolute if
+    // asked, rounded half to even and saturated: finishSample's arithmetic, as convertScaleAbs and convertTo compute
+    // it (the scaling by 2^-shift is exact).
+    const int stripes = std::max(1, std::min(in.rows / 16, 8 * cv::getNumThreads()));
     cv::parallel_for_(cv::Range(0, in.rows), [&](const cv::Range& rows) {
-        const cv::Mat part = sums.rowRange(rows.start, rows.end);
+        const cv::Mat part = in.rowRange(rows.start, rows.end);
+        cv::Mat sums(rows.size(), in.cols, sumType);
+        if (k.separable)
+            cv::sepFilter2D(part, sums, k.sumType, cv::Mat(1, int(k.row.size()), CV_32F, k.row.data()),
+                            cv::Mat(int(k.column.size()), 1, CV_32F, k.column.data()), anchor, 0, border);
+        else
+            cv::filter2D(part, sums, k.sumType, cv::Mat(plan.kernelHeight, plan.kernelWidth, CV_32F, k.whole.data()),
+                         anchor, 0, border);
         cv::Mat out = stored.rowRange(rows.start, rows.end);
-        if (plan.absolute) cv::convertScaleAbs(part, out, scale, bias);
-        else part.convertTo(out, CV_8U, scale, bias);
+        if (plan.absolute) cv::convertScaleAbs(sums, out, scale, bias);
+        else sums.convertTo(out, CV_8U, scale, bias);
     }, stripes);
-    if (!direct) mixFiltered(plan, src, stored, dst);
+    if (direct) restoreCopied(plan, src, dst);
+    else mixFiltered(plan, src, stored, dst);
     return true;
 }
 

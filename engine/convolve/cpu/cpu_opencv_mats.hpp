@@ -43,11 +43,23 @@ inline bool overlaps(const ImageView& a, const ImageView& b) {
     return a0 < b1 && b0 < a1;
 }
 
-// Whether the filter can write dst itself: every channel filtered and dst not overlapping src. Otherwise it writes a
-// scratch frame and mixFiltered() puts it in place.
+// Whether the filter can write dst itself: dst does not overlap src, and each channel is filtered or copied from src
+// (a channel filtered and then copied over costs less than a scratch frame). Otherwise it writes a scratch frame
+// and mixFiltered() puts it in place.
 inline bool writesDstDirectly(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst) {
     const unsigned all = (1u << plan.inputChannels) - 1;
-    return (plan.channelMask & all) == all && !overlaps(src, dst);
+    return ((plan.channelMask | plan.copyMask) & all) == all && !overlaps(src, dst);
+}
+
+// After a filter wrote every channel of dst directly: the channels the plan copies, copied back from src.
+inline void restoreCopied(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst) {
+    std::vector<int> pairs;
+    for (int c = 0; c < plan.inputChannels; ++c)
+        if (!(plan.channelMask >> c & 1u)) pairs.insert(pairs.end(), {c, c});
+    if (pairs.empty()) return;
+    const cv::Mat in = matOf(src);
+    cv::Mat out = matOf(dst);
+    cv::mixChannels(&in, 1, &out, 1, pairs.data(), pairs.size() / 2);
 }
 
 // dst channel c = filtered c where the plan filters it, src c where it copies it; the others stay as they are. In

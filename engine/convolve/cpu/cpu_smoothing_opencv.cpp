@@ -41,7 +41,8 @@ bool smooth(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst
         apply(s, padded, paddedOut, cv::BORDER_REPLICATE);
         paddedOut(cv::Rect(before, before, in.cols, in.rows)).copyTo(filtered);
     }
-    if (!direct) mixFiltered(plan, src, filtered, dst);
+    if (direct) restoreCopied(plan, src, dst);
+    else mixFiltered(plan, src, filtered, dst);
     return true;
 }
 
