@@ -17,20 +17,22 @@
 namespace cudafilters {
 namespace {
 
+// Output rows [y0, y1) of one channel need rows [y0 - reach, y1 + reach) of it: padded by the plan's border rule
+// into a float plane whose image is that band.
 template <typename T>
-void padChannel(const ImageView& src, int channel, const ConvolvePlan& plan, cpu::PaddedPlane& plane) {
+void padChannel(const ImageView& src, int channel, const ConvolvePlan& plan, int y0, int y1, cpu::PaddedPlane& plane) {
     plane.imageWidth = src.width;
-    plane.imageHeight = src.height;
+    plane.imageHeight = y1 - y0;
     plane.padLeft = plan.kernelWidth / 2;
     plane.padTop = plan.kernelHeight / 2;
     plane.width = src.width + 2 * plane.padLeft;
-    plane.height = src.height + 2 * plane.padTop;
+    plane.height = plane.imageHeight + 2 * plane.padTop;
     plane.data.resize(std::size_t(plane.width) * plane.height);
     std::vector<int> columns(plane.width);
     for (int x = 0; x < plane.width; ++x) columns[x] = borderIndex(x - plane.padLeft, src.width, plan.border);
     for (int y = 0; y < plane.height; ++y) {
         float* out = &plane.data[std::size_t(y) * plane.width];
-        const int sy = borderIndex(y - plane.padTop, src.height, plan.border);
+        const int sy = borderIndex(y0 + y - plane.padTop, src.height, plan.border);
         if (sy < 0) {
             for (int x = 0; x < plane.width; ++x) out[x] = plan.borderValue;
             continue;
@@ -40,6 +42,13 @@ void padChannel(const ImageView& src, int channel, const ConvolvePlan& plan, cpu
             out[x] = columns[x] < 0 ? plan.borderValue : float(row[std::size_t(columns[x]) * src.channels + channel]);
     }
 }
+
+// What one band of rows works in: its padded planes, one kernel's response, the combined value.
+struct BandScratch {
+    std::vector<cpu::PaddedPlane> planes;
+    std::vector<float> response;
+    std::vector<float> combined;
+};
 
 class CpuConvolver final : public Convolver {
 public:
@@ -77,24 +86,37 @@ public:
     }
 
 private:
+    // The DFT path transforms the whole frame (in parallel tiles of its own); direct summation is split into bands of
+    // rows filtered side by side, except in place, where a band would read rows another band has already written.
     template <typename T> void run(const ImageView& src, const ImageView& dst) {
+        if (dft_ || src.data == dst.data || cpu::overlapping(src, dst)) {
+            band<T>(src, dst, 0, src.height, whole_);
+            return;
+        }
+        cpu::forEachBand(src.height, plan_.kernelHeight, [&](int y0, int y1) {
+            BandScratch scratch;
+            band<T>(src, dst, y0, y1, scratch);
+        });
+    }
+
+    template <typename T> void band(const ImageView& src, const ImageView& dst, int y0, int y1, BandScratch& s) {
         const int maxValue = plan_.maxLevel(), shift = plan_.bits.shift;
-        const std::size_t pixels = std::size_t(src.width) * src.height;
-        planes_.resize(plan_.inputChannels);
+        const std::size_t pixels = std::size_t(src.width) * (y1 - y0);
+        s.planes.resize(plan_.inputChannels);
         for (int c = 0; c < plan_.inputChannels; ++c)
-            if (channelNeeded(c)) padChannel<T>(src, c, plan_, planes_[c]);
+            if (channelNeeded(c)) padChannel<T>(src, c, plan_, y0, y1, s.planes[c]);
 
         for (int o = 0; o < plan_.outputChannels; ++o) {
             const bool filtered = plan_.mode == ConvolveMode::MultiChannel || plan_.combine == Combine::Channels ||
                                   (plan_.channelMask & (1u << o));
             if (!filtered) {
-                if (src.data != dst.data && (plan_.copyMask >> o & 1u)) copyChannel<T>(src, dst, o);
+                if (src.data != dst.data && (plan_.copyMask >> o & 1u)) copyChannel<T>(src, dst, o, y0, y1);
                 continue;
             }
-            accumulate(o, pixels);
-            for (int y = 0; y < src.height; ++y) {
+            accumulate(o, pixels, s);
+            for (int y = y0; y < y1; ++y) {
                 T* row = dst.row<T>(y);
-                const float* values = &combined_[std::size_t(y) * src.width];
+                const float* values = &s.combined[std::size_t(y - y0) * src.width];
                 for (int x = 0; x < src.width; ++x)
                     row[std::size_t(x) * dst.channels + o] =
                         T(finishSample(values[x], plan_.bias, plan_.absolute, maxValue, shift));
@@ -108,38 +130,38 @@ private:
         return plan_.channelMask & (1u << c);
     }
 
-    // combined_ = the value before bias for output channel o.
-    void accumulate(int o, std::size_t pixels) {
+    // s.combined = the value before bias for output channel o.
+    void accumulate(int o, std::size_t pixels, BandScratch& s) {
         if (plan_.mode == ConvolveMode::MultiChannel) {
-            combined_.assign(pixels, 0.f);
+            s.combined.assign(pixels, 0.f);
             for (int c = 0; c < plan_.inputChannels; ++c) {
-                respond(planes_[c], std::size_t(o) * plan_.inputChannels + c);
-                for (std::size_t i = 0; i < pixels; ++i) combined_[i] += response_[i];
+                respond(s.planes[c], std::size_t(o) * plan_.inputChannels + c, s.response);
+                for (std::size_t i = 0; i < pixels; ++i) s.combined[i] += s.response[i];
             }
             return;
         }
         if (plan_.combine == Combine::Channels) {
-            respond(planes_[0], std::size_t(o));
-            combined_ = response_;
+            respond(s.planes[0], std::size_t(o), s.combined);
             return;
         }
         if (plan_.kernels.size() == 1) {
-            respond(planes_[o], 0);
-            combined_ = response_;
+            respond(s.planes[o], 0, s.combined);
             return;
         }
-        combined_.assign(pixels, combineInit<float>(plan_.combine));
+        s.combined.assign(pixels, combineInit<float>(plan_.combine));
         for (std::size_t n = 0; n < plan_.kernels.size(); ++n) {
-            respond(planes_[o], n);
-            for (std::size_t i = 0; i < pixels; ++i) combined_[i] = combineAdd(plan_.combine, combined_[i], response_[i]);
+            respond(s.planes[o], n, s.response);
+            for (std::size_t i = 0; i < pixels; ++i)
+                s.combined[i] = combineAdd(plan_.combine, s.combined[i], s.response[i]);
         }
-        for (float& v : combined_) v = combineFinish(plan_.combine, v);
+        for (float& v : s.combined) v = combineFinish(plan_.combine, v);
     }
 
-    void respond(const cpu::PaddedPlane& plane, std::size_t kernel) {
+    // dft_ is set for whole frames only (run()), so bands on other threads never touch the spectra.
+    void respond(const cpu::PaddedPlane& plane, std::size_t kernel, std::vector<float>& out) {
         if (dft_) {
             try {
-                cpu::correlateDft(plane, plan_.kernels[kernel], spectra_[kernel], response_);
+                cpu::correlateDft(plane, plan_.kernels[kernel], spectra_[kernel], out);
                 return;
             } catch (const std::exception&) {
                 dft_ = false;  // see prepare(): this size is summed directly
@@ -147,13 +169,13 @@ private:
             }
         }
         if (plan_.separable && plan_.kernels.size() == 1)
-            cpu::correlateSeparable(plane, plan_.row, plan_.column, response_);
+            cpu::correlateSeparable(plane, plan_.row, plan_.column, out);
         else
-            cpu::correlate(plane, plan_.kernels[kernel], response_);
+            cpu::correlate(plane, plan_.kernels[kernel], out);
     }
 
-    template <typename T> static void copyChannel(const ImageView& src, const ImageView& dst, int c) {
-        for (int y = 0; y < src.height; ++y) {
+    template <typename T> static void copyChannel(const ImageView& src, const ImageView& dst, int c, int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
             const T* in = src.row<const T>(y);
             T* out = dst.row<T>(y);
             for (int x = 0; x < src.width; ++x)
@@ -163,9 +185,7 @@ private:
 
     bool dft_ = false;                         // this frame through the DFT (convolve_crossover.hpp)
     std::vector<cpu::KernelSpectrum> spectra_;  // per kernel of the plan, for the DFT
-    std::vector<cpu::PaddedPlane> planes_;
-    std::vector<float> response_;
-    std::vector<float> combined_;
+    BandScratch whole_;                        // the whole frame's, kept between frames
     cpu::SmoothingScratch smoothing_;
     cpu::IntegerFilterScratch integerFilter_;
 };

@@ -2,6 +2,8 @@
 #pragma once
 // Frames as OpenCV sees them, for the CPU backend's OpenCV paths: views as cv::Mat headers, scratch matrices kept
 // between frames, OpenCV's name of a border rule, and the channels a plan filters mixed back into the output.
+#include "cpu_responses.hpp"
+
 #include <cudafilters/convolve.hpp>
 
 #include <cstdint>
@@ -35,20 +37,12 @@ inline bool openCvBorder(const ConvolvePlan& plan, int& border) {
     return false;
 }
 
-inline bool overlaps(const ImageView& a, const ImageView& b) {
-    const auto* a0 = static_cast<const std::uint8_t*>(a.data);
-    const auto* b0 = static_cast<const std::uint8_t*>(b.data);
-    const std::uint8_t* a1 = a0 + a.pitch * std::size_t(a.height - 1) + a.rowBytes();
-    const std::uint8_t* b1 = b0 + b.pitch * std::size_t(b.height - 1) + b.rowBytes();
-    return a0 < b1 && b0 < a1;
-}
-
 // Whether the filter can write dst itself: dst does not overlap src, and each channel is filtered or copied from src
 // (a channel filtered and then copied over costs less than a scratch frame). Otherwise it writes a scratch frame
 // and mixFiltered() puts it in place.
 inline bool writesDstDirectly(const ConvolvePlan& plan, const ImageView& src, const ImageView& dst) {
     const unsigned all = (1u << plan.inputChannels) - 1;
-    return ((plan.channelMask | plan.copyMask) & all) == all && !overlaps(src, dst);
+    return ((plan.channelMask | plan.copyMask) & all) == all && !overlapping(src, dst);
 }
 
 // After a filter wrote every channel of dst directly: the channels the plan copies, copied back from src.

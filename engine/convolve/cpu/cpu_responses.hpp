@@ -4,6 +4,8 @@
 // OpenCV's filter2D / sepFilter2D, or the project's own loops when OpenCV is not built in.
 #include <cudafilters/convolve.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace cudafilters::cpu {
@@ -23,6 +25,20 @@ struct PaddedPlane {
 void correlate(const PaddedPlane& plane, const Kernel2D& kernel, std::vector<float>& out);
 void correlateSeparable(const PaddedPlane& plane, const std::vector<float>& row, const std::vector<float>& column,
                         std::vector<float>& out);
+
+// Calls body(y0, y1) for bands of rows covering [0, rows), side by side on the CPU's cores (OpenCV's thread pool, or
+// threads of the engine's own); bands of at least a few kernel heights, so that the rows padded above and below
+// each band stay a small share of its work.
+void forEachBand(int rows, int kernelHeight, const std::function<void(int, int)>& body);
+
+// True when the two views share any byte.
+inline bool overlapping(const ImageView& a, const ImageView& b) {
+    const auto* a0 = static_cast<const std::uint8_t*>(a.data);
+    const auto* b0 = static_cast<const std::uint8_t*>(b.data);
+    const std::uint8_t* a1 = a0 + a.pitch * std::size_t(a.height - 1) + a.rowBytes();
+    const std::uint8_t* b1 = b0 + b.pitch * std::size_t(b.height - 1) + b.rowBytes();
+    return a0 < b1 && b0 < a1;
+}
 
 // A kernel's spectrum for padded planes of one size, kept by the caller between frames.
 struct KernelSpectrum {
