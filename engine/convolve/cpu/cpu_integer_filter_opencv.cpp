@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include <opencv2/core.hpp>
-#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
 namespace cudafilters::cpu {
@@ -82,25 +81,34 @@ bool filterIntegerTaps(const ConvolvePlan& plan, const ImageView& src, const Ima
     cv::Mat stored = direct ? matOf(dst) : matIn(scratch.filtered, in.rows, in.cols, in.type());
     const cv::Point anchor(plan.kernelWidth / 2, plan.kernelHeight / 2);
     const double scale = std::ldexp(1.0, -k.shift), bias = plan.bias;
-    // Stripes of rows of the frame as regions of it: OpenCV reads the rows around a region from the frame and applies
-    // the border only at the frame's own edges, so every stripe gives what the whole frame would. Each stripe's sums
+    // Bands of rows of the frame as regions of it: OpenCV reads the rows around a region from the frame and applies
+    // the border only at the frame's own edges, so every band gives what the whole frame would. Each band's sums
     // stay in a buffer of its own, in cache, and are finished as value = sum / 2^shift + bias, made absolute if
     // asked, rounded half to even and saturated: finishSample's arithmetic, as convertScaleAbs and convertTo compute
     // it (the scaling by 2^-shift is exact).
-    const int stripes = std::max(1, std::min(in.rows / 16, 8 * cv::getNumThreads()));
-    cv::parallel_for_(cv::Range(0, in.rows), [&](const cv::Range& rows) {
-        const cv::Mat part = in.rowRange(rows.start, rows.end);
-        cv::Mat sums(rows.size(), in.cols, sumType);
-        if (k.separable)
-            cv::sepFilter2D(part, sums, k.sumType, cv::Mat(1, int(k.row.size()), CV_32F, k.row.data()),
-                            cv::Mat(int(k.column.size()), 1, CV_32F, k.column.data()), anchor, 0, border);
-        else
-            cv::filter2D(part, sums, k.sumType, cv::Mat(plan.kernelHeight, plan.kernelWidth, CV_32F, k.whole.data()),
-                         anchor, 0, border);
-        cv::Mat out = stored.rowRange(rows.start, rows.end);
-        if (plan.absolute) cv::convertScaleAbs(sums, out, scale, bias);
-        else sums.convertTo(out, CV_8U, scale, bias);
-    }, stripes);
+    cv::Mat rowTaps, columnTaps, wholeTaps;
+    if (k.separable) {
+        rowTaps = cv::Mat(1, int(k.row.size()), CV_32F, k.row.data());
+        columnTaps = cv::Mat(int(k.column.size()), 1, CV_32F, k.column.data());
+    } else {
+        wholeTaps = cv::Mat(plan.kernelHeight, plan.kernelWidth, CV_32F, k.whole.data());
+    }
+    const int chunk = std::max(32, 2 * plan.kernelHeight);  // rows whose sums stay in cache
+    forEachBand(in.rows, plan.kernelHeight, [&](int y0, int y1) {
+        cv::Mat sums;
+        for (int c0 = y0; c0 < y1; c0 += chunk) {
+            const int c1 = std::min(y1, c0 + chunk);
+            const cv::Mat part = in.rowRange(c0, c1);
+            sums.create(c1 - c0, in.cols, sumType);
+            if (k.separable)
+                cv::sepFilter2D(part, sums, k.sumType, rowTaps, columnTaps, anchor, 0, border);
+            else
+                cv::filter2D(part, sums, k.sumType, wholeTaps, anchor, 0, border);
+            cv::Mat out = stored.rowRange(c0, c1);
+            if (plan.absolute) cv::convertScaleAbs(sums, out, scale, bias);
+            else sums.convertTo(out, CV_8U, scale, bias);
+        }
+    });
     if (direct) restoreCopied(plan, src, dst);
     else mixFiltered(plan, src, stored, dst);
     return true;

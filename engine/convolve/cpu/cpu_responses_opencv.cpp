@@ -19,19 +19,6 @@ cv::Mat imageRegion(const PaddedPlane& plane) {
 
 }  // namespace
 
-void forEachBand(int rows, int kernelHeight, const std::function<void(int, int)>& body) {
-    const int minRows = std::max(16, 4 * kernelHeight);
-    const int bands = std::max(1, std::min(rows / minRows, 4 * cv::getNumThreads()));
-    if (bands == 1) {
-        body(0, rows);
-        return;
-    }
-    cv::parallel_for_(cv::Range(0, bands), [&](const cv::Range& range) {
-        for (int b = range.start; b < range.end; ++b)
-            body(int(std::int64_t(rows) * b / bands), int(std::int64_t(rows) * (b + 1) / bands));
-    }, bands);
-}
-
 void correlate(const PaddedPlane& plane, const Kernel2D& kernel, std::vector<float>& out) {
     out.resize(std::size_t(plane.imageWidth) * plane.imageHeight);
     cv::Mat dst(plane.imageHeight, plane.imageWidth, CV_32F, out.data());

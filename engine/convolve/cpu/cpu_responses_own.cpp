@@ -2,36 +2,8 @@
 #include "cpu_responses.hpp"
 
 #include <algorithm>
-#include <cstdint>
-#include <exception>
-#include <thread>
 
 namespace cudafilters::cpu {
-
-void forEachBand(int rows, int kernelHeight, const std::function<void(int, int)>& body) {
-    const int minRows = std::max(16, 4 * kernelHeight);
-    const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    const int bands = std::max(1, std::min(rows / minRows, threads));
-    const auto bandRows = [&](int b) { return int(std::int64_t(rows) * b / bands); };
-    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(bands));
-    std::vector<std::thread> workers;
-    for (int b = 1; b < bands; ++b)
-        workers.emplace_back([&, b] {
-            try {
-                body(bandRows(b), bandRows(b + 1));
-            } catch (...) {
-                failures[std::size_t(b)] = std::current_exception();
-            }
-        });
-    try {
-        body(0, bandRows(1));
-    } catch (...) {
-        failures[0] = std::current_exception();
-    }
-    for (std::thread& t : workers) t.join();
-    for (const std::exception_ptr& f : failures)
-        if (f) std::rethrow_exception(f);
-}
 
 // Sums in double: thousands of taps over 16-bit samples (a 63 x 63 kernel, as the DFT path without OpenCV comes here)
 // drift by more than one level when accumulated in float.
