@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Many live streams in one process: N independent pipelines, each `appsrc (live) ! FILTERS ! fakesink sync=true`,
 // fed by one thread that pushes every stream a frame each 1/fps from a ring of frames made once in system memory
-// (so the source costs almost nothing). For each N: the frames pushed, those the sink got on time (before their
+// (so the source costs almost nothing; each stream has frames of its own, as each camera has, so no memory is read by
+// more than one stream). For each N: the frames pushed, those the sink got on time (before their
 // render time, PTS + the pipeline's LATENCY answer) and late, those lost; the latency each filter adds (sink pad to
 // src pad, median and p99 over every stream); per stream, the host memory the plugin keeps page-locked, the resident
 // memory, the device memory and the CPU time. With --non-live the sources push as fast as the pipelines take frames,
@@ -151,16 +152,21 @@ bool isFilter(GstElement* e) {
            !std::strstr(klass, "Sink");
 }
 
-// The ring of frames every stream's source pushes: random content, made once.
-std::vector<GstBuffer*> makeRing(const GstVideoInfo& info, int count) {
-    std::vector<GstBuffer*> ring;
+// Random frame content, made once; each stream's ring holds copies of it in memory of its own.
+std::vector<std::uint8_t> randomFrame(const GstVideoInfo& info) {
+    std::vector<std::uint8_t> bytes(GST_VIDEO_INFO_SIZE(&info));
     std::mt19937 rng(7);
+    for (std::uint8_t& b : bytes) b = std::uint8_t(rng() >> 24);
+    return bytes;
+}
+
+constexpr int kRingFrames = 2;  // per stream: the frame in flight and the next
+
+std::vector<GstBuffer*> makeRing(const std::vector<std::uint8_t>& frame, int count) {
+    std::vector<GstBuffer*> ring;
     for (int i = 0; i < count; ++i) {
-        GstBuffer* b = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
-        GstMapInfo map;
-        gst_buffer_map(b, &map, GST_MAP_WRITE);
-        for (gsize k = 0; k < map.size; ++k) map.data[k] = std::uint8_t(rng() >> 24);
-        gst_buffer_unmap(b, &map);
+        GstBuffer* b = gst_buffer_new_allocate(nullptr, frame.size(), nullptr);
+        gst_buffer_fill(b, 0, frame.data(), frame.size());
         ring.push_back(b);
     }
     return ring;
@@ -233,7 +239,9 @@ void setMeasuring(std::vector<std::unique_ptr<Stream>>& streams, bool on) {
     }
 }
 
-bool runStreams(const Options& o, int n, const std::vector<GstBuffer*>& ring, const std::string& caps) {
+bool runStreams(const Options& o, int n, const std::vector<std::uint8_t>& frame, const std::string& caps) {
+    const std::vector<GstBuffer*> ring = makeRing(frame, n * kRingFrames);  // stream i: frames kRingFrames * i + …
+    // Measured once the sources' frames exist: what the pipelines add.
     const long rss0 = residentKiB(), pinned0 = std::max(0L, pinnedKiB()), device0 = deviceUsedMiB();
     std::vector<std::unique_ptr<Stream>> streams;
     for (int i = 0; i < n; ++i) {
@@ -250,8 +258,8 @@ bool runStreams(const Options& o, int n, const std::vector<GstBuffer*>& ring, co
     // camera source stamps its capture time. Non-live: one thread per stream pushes as fast as the pipeline takes
     // frames (appsrc blocks when full).
     std::vector<std::thread> pushers;
-    auto pushTo = [&](Stream& s, std::size_t k) {
-        GstBuffer* b = gst_buffer_copy(ring[k % ring.size()]);  // new metadata over the ring's memory
+    auto pushTo = [&](Stream& s, std::size_t i, std::size_t k) {
+        GstBuffer* b = gst_buffer_copy(ring[i * kRingFrames + k % kRingFrames]);  // new metadata over the ring's memory
         GST_BUFFER_DURATION(b) = GST_SECOND / GstClockTime(o.fps);
         if (o.live) {
             const GstClockTime base = gst_element_get_base_time(s.pipeline), now = gst_clock_get_time(clock);
@@ -265,15 +273,15 @@ bool runStreams(const Options& o, int n, const std::vector<GstBuffer*>& ring, co
         pushers.emplace_back([&] {
             auto next = std::chrono::steady_clock::now();
             for (std::size_t k = 0; !stop; ++k) {
-                for (auto& s : streams) pushTo(*s, k);
+                for (std::size_t i = 0; i < streams.size(); ++i) pushTo(*streams[i], i, k);
                 next += period;
                 std::this_thread::sleep_until(next);
             }
         });
     } else {
-        for (auto& s : streams)
-            pushers.emplace_back([&, st = s.get()] {
-                for (std::size_t k = 0; !stop; ++k) pushTo(*st, k);
+        for (std::size_t i = 0; i < streams.size(); ++i)
+            pushers.emplace_back([&, i] {
+                for (std::size_t k = 0; !stop; ++k) pushTo(*streams[i], i, k);
             });
     }
 
@@ -349,6 +357,7 @@ bool runStreams(const Options& o, int n, const std::vector<GstBuffer*>& ring, co
         gst_object_unref(s->src);
         gst_object_unref(s->pipeline);
     }
+    for (GstBuffer* b : ring) gst_buffer_unref(b);
     return error.empty();
 }
 
@@ -395,14 +404,13 @@ int main(int argc, char** argv) {
     }
     GstCaps* caps = gst_video_info_to_caps(&info);
     gchar* capsText = gst_caps_to_string(caps);
-    const std::vector<GstBuffer*> ring = makeRing(info, 8);
+    const std::vector<std::uint8_t> frame = randomFrame(info);
     std::printf("%s %dx%d %s at %d fps, %s, %.0f s a row, %u cores: `appsrc ! %s ! fakesink%s`\n\n",
                 o.live ? "live" : "non-live", o.width, o.height, o.format.c_str(), o.fps,
                 o.live ? "frames pushed on the clock" : "frames pushed as fast as taken", o.seconds,
                 std::thread::hardware_concurrency(), o.filters.c_str(), o.live ? " sync=true" : " sync=false");
     bool ok = true;
-    for (int n : o.streams) ok = runStreams(o, n, ring, capsText) && ok;
-    for (GstBuffer* b : ring) gst_buffer_unref(b);
+    for (int n : o.streams) ok = runStreams(o, n, frame, capsText) && ok;
     g_free(capsText);
     gst_caps_unref(caps);
     return ok ? 0 : 1;
