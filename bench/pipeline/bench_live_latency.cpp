@@ -9,6 +9,8 @@
 // time (capture time plus the LATENCY answer), which an element pushing from a thread of its own then waits for.
 //
 //   GST_PLUGIN_PATH=build/plugin bench-live-latency [--seconds S] [--pipeline 'DESC' …]
+#include "filter_latency.hpp"
+
 #include <gst/gst.h>
 
 #include <algorithm>
@@ -23,50 +25,18 @@
 
 namespace {
 
-struct Probe {
-    std::string name;
-    std::mutex lock;
-    std::map<GstClockTime, gint64> arrived;  // PTS → monotonic µs
-    std::vector<double> addedMs;
+struct Probe : benchcommon::FilterLatency {
     GstPad* sink = nullptr;
     GstPad* src = nullptr;
 };
-
-GstPadProbeReturn onSink(GstPad*, GstPadProbeInfo* info, gpointer data) {
-    auto* p = static_cast<Probe*>(data);
-    std::lock_guard<std::mutex> guard(p->lock);
-    p->arrived[GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info))] = g_get_monotonic_time();
-    return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn onSrc(GstPad*, GstPadProbeInfo* info, gpointer data) {
-    auto* p = static_cast<Probe*>(data);
-    const gint64 now = g_get_monotonic_time();
-    std::lock_guard<std::mutex> guard(p->lock);
-    auto it = p->arrived.find(GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info)));
-    if (it == p->arrived.end()) return GST_PAD_PROBE_OK;
-    p->addedMs.push_back(double(now - it->second) / 1000.0);
-    p->arrived.erase(p->arrived.begin(), std::next(it));
-    return GST_PAD_PROBE_OK;
-}
 
 GstPadProbeReturn countBuffer(GstPad*, GstPadProbeInfo*, gpointer data) {
     ++*static_cast<guint64*>(data);
     return GST_PAD_PROBE_OK;
 }
 
-double percentile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5))];
-}
-
-bool isFilter(GstElement* e) {
-    GstElementFactory* f = gst_element_get_factory(e);
-    const char* klass = f ? gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS) : "";
-    if (f && std::strcmp(GST_OBJECT_NAME(f), "capsfilter") == 0) return false;
-    return e->numsinkpads == 1 && e->numsrcpads == 1 && klass && !std::strstr(klass, "Source") && !std::strstr(klass, "Sink");
-}
+using benchcommon::isFilter;
+using benchcommon::percentile;
 
 GstPad* firstPad(GstElement* e, bool sink) {
     GList* pads = sink ? e->sinkpads : e->srcpads;
@@ -125,8 +95,10 @@ bool runRow(const std::string& desc, double seconds) {
     };
     bool ok = !failed(GST_SECOND);  // warm-up: negotiation, pools, the slots' first frames
     for (auto& p : probes) {
-        gst_pad_add_probe(p->sink, GST_PAD_PROBE_TYPE_BUFFER, onSink, p.get(), nullptr);
-        gst_pad_add_probe(p->src, GST_PAD_PROBE_TYPE_BUFFER, onSrc, p.get(), nullptr);
+        gst_pad_add_probe(p->sink, GST_PAD_PROBE_TYPE_BUFFER, benchcommon::onFilterSink,
+                          static_cast<benchcommon::FilterLatency*>(p.get()), nullptr);
+        gst_pad_add_probe(p->src, GST_PAD_PROBE_TYPE_BUFFER, benchcommon::onFilterSrc,
+                          static_cast<benchcommon::FilterLatency*>(p.get()), nullptr);
     }
     const guint64 sent0 = sent, received0 = received;
     ok = ok && !failed(GstClockTime(seconds * GST_SECOND));

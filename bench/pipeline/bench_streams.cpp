@@ -13,13 +13,12 @@
 //   default: --streams 1,8 --seconds 10 --size 1920x1080 --format NV12 --fps 30
 //            --filters 'cudahisteq mode=clahe ! cudaconvolve preset=gaussian size=5'
 //   (--cuda-memory: the default filters with CUDA memory between them)
+#include "filter_latency.hpp"
+#include "process_memory.hpp"
+
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
-
-#ifdef CUDAFILTERS_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 #include <sys/resource.h>
 
@@ -41,6 +40,10 @@
 
 namespace {
 
+using cudafilters::test::deviceUsedMiB;
+using cudafilters::test::pinnedKiB;
+using cudafilters::test::statusKiB;
+
 struct Options {
     std::vector<int> streams = {1, 8};
     double seconds = 10;
@@ -50,44 +53,18 @@ struct Options {
     bool live = true;
 };
 
-// The latency one filter adds: its sink pad's arrival of a PTS to its src pad's push of it.
-struct FilterProbe {
-    std::string name;
-    std::mutex lock;
-    std::map<GstClockTime, gint64> arrived;  // PTS → monotonic µs
-    std::vector<double> addedMs;
-    std::atomic<bool> measuring{false};
-};
+using benchcommon::FilterLatency;
 
 struct Stream {
     GstElement* pipeline = nullptr;
     GstElement* src = nullptr;
     GstClockTime latency = 0;                           // the pipeline's LATENCY answer
-    std::vector<std::unique_ptr<FilterProbe>> filters;  // in pipeline order
+    std::vector<std::unique_ptr<FilterLatency>> filters;  // in pipeline order
     bool live = true;
     std::atomic<bool> measuring{false};
     std::atomic<guint64> pushed{0}, received{0};  // every frame, from the start to the drained end
     std::atomic<guint64> window{0}, late{0};      // frames at the sink while measuring, and the late ones
 };
-
-GstPadProbeReturn onFilterSink(GstPad*, GstPadProbeInfo* info, gpointer data) {
-    auto* p = static_cast<FilterProbe*>(data);
-    if (!p->measuring) return GST_PAD_PROBE_OK;
-    std::lock_guard<std::mutex> guard(p->lock);
-    p->arrived[GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info))] = g_get_monotonic_time();
-    return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn onFilterSrc(GstPad*, GstPadProbeInfo* info, gpointer data) {
-    auto* p = static_cast<FilterProbe*>(data);
-    const gint64 now = g_get_monotonic_time();
-    std::lock_guard<std::mutex> guard(p->lock);
-    auto it = p->arrived.find(GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info)));
-    if (it == p->arrived.end()) return GST_PAD_PROBE_OK;
-    p->addedMs.push_back(double(now - it->second) / 1000.0);
-    p->arrived.erase(p->arrived.begin(), std::next(it));
-    return GST_PAD_PROBE_OK;
-}
 
 // At the sink: on time when the frame arrives before its render time, PTS + the LATENCY answer, in running time.
 GstPadProbeReturn onSink(GstPad* pad, GstPadProbeInfo* info, gpointer data) {
@@ -108,48 +85,10 @@ GstPadProbeReturn onSink(GstPad* pad, GstPadProbeInfo* info, gpointer data) {
     return GST_PAD_PROBE_OK;
 }
 
-double percentile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5))];
-}
-
 double cpuSeconds() {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
     return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-long residentKiB() {
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);)
-        if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
-    return 0;
-}
-
-long pinnedKiB() {
-    GstAllocator* allocator = gst_allocator_find("CudaFiltersPinnedMemory");  // registered by a CUDA build's plugin
-    if (!allocator) return -1;
-    guint64 bytes = 0;
-    g_object_get(allocator, "pinned-bytes", &bytes, nullptr);
-    gst_object_unref(allocator);
-    return long(bytes >> 10);
-}
-
-long deviceUsedMiB() {
-#ifdef CUDAFILTERS_HAVE_CUDA
-    std::size_t free = 0, total = 0;
-    if (cudaMemGetInfo(&free, &total) == cudaSuccess) return long((total - free) >> 20);
-#endif
-    return -1;
-}
-
-bool isFilter(GstElement* e) {
-    GstElementFactory* f = gst_element_get_factory(e);
-    if (!f || std::strcmp(GST_OBJECT_NAME(f), "capsfilter") == 0) return false;
-    const char* klass = gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS);
-    return e->numsinkpads == 1 && e->numsrcpads == 1 && klass && !std::strstr(klass, "Source") &&
-           !std::strstr(klass, "Sink");
 }
 
 // Random frame content, made once; each stream's ring holds copies of it in memory of its own.
@@ -205,11 +144,11 @@ std::unique_ptr<Stream> makeStream(const std::string& desc, bool live) {
     gst_iterator_free(it);
     std::reverse(sorted.begin(), sorted.end());
     for (GstElement* e : sorted) {
-        if (!isFilter(e)) continue;
-        auto p = std::make_unique<FilterProbe>();
+        if (!benchcommon::isFilter(e)) continue;
+        auto p = std::make_unique<FilterLatency>();
         p->name = GST_OBJECT_NAME(gst_element_get_factory(e));
-        gst_pad_add_probe(GST_PAD(e->sinkpads->data), GST_PAD_PROBE_TYPE_BUFFER, onFilterSink, p.get(), nullptr);
-        gst_pad_add_probe(GST_PAD(e->srcpads->data), GST_PAD_PROBE_TYPE_BUFFER, onFilterSrc, p.get(), nullptr);
+        p->measuring = false;
+        benchcommon::watchFilter(e, p.get());
         s->filters.push_back(std::move(p));
     }
     return s;
@@ -242,7 +181,7 @@ void setMeasuring(std::vector<std::unique_ptr<Stream>>& streams, bool on) {
 bool runStreams(const Options& o, int n, const std::vector<std::uint8_t>& frame, const std::string& caps) {
     const std::vector<GstBuffer*> ring = makeRing(frame, n * kRingFrames);  // stream i: frames kRingFrames * i + …
     // Measured once the sources' frames exist: what the pipelines add.
-    const long rss0 = residentKiB(), pinned0 = std::max(0L, pinnedKiB()), device0 = deviceUsedMiB();
+    const long rss0 = statusKiB("VmRSS:"), pinned0 = std::max(0L, pinnedKiB()), device0 = deviceUsedMiB();
     std::vector<std::unique_ptr<Stream>> streams;
     for (int i = 0; i < n; ++i) {
         auto s = makeStream(description(o, caps), o.live);
@@ -306,7 +245,7 @@ bool runStreams(const Options& o, int n, const std::vector<std::uint8_t>& frame,
     setMeasuring(streams, false);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu = cpuSeconds() - cpu0;
-    const long rss = residentKiB(), pinned = std::max(0L, pinnedKiB()), device = deviceUsedMiB();
+    const long rss = statusKiB("VmRSS:"), pinned = std::max(0L, pinnedKiB()), device = deviceUsedMiB();
     stop = true;
     for (std::thread& t : pushers) t.join();
     // Drained: every frame pushed has reached its sink or is lost.
@@ -348,7 +287,7 @@ bool runStreams(const Options& o, int n, const std::vector<std::uint8_t>& frame,
     std::printf("| %d | %.0f | %llu | %llu | %llu | %llu |", n, double(window) / wall, (unsigned long long)window,
                 (unsigned long long)(window - std::min(window, late)), (unsigned long long)late,
                 (unsigned long long)lost);
-    for (auto& a : added) std::printf(" %.2f / %.2f |", percentile(a, 0.5), percentile(a, 0.99));
+    for (auto& a : added) std::printf(" %.2f / %.2f |", benchcommon::percentile(a, 0.5), benchcommon::percentile(a, 0.99));
     std::printf(" %.1f | %.1f | %s | %.1f |%s\n", double(pinned - pinned0) / 1024.0 / n, double(rss - rss0) / 1024.0 / n,
                 device >= 0 && device0 >= 0 ? std::to_string((device - device0) / n).c_str() : "–",
                 100.0 * cpu / wall / n, error.empty() ? "" : (" stopped: " + error).c_str());

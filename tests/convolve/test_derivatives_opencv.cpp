@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #if CUDAFILTERS_HAVE_OPENCV
+#include "opencv_images.hpp"
 #include <cudafilters/presets.hpp>
 
 #include <opencv2/core.hpp>
@@ -19,19 +20,6 @@ using namespace cudafilters;
 using namespace cudafilters::test;
 
 namespace {
-
-cv::Mat matOf(HostImage& image) {
-    return cv::Mat(image.height(), image.width(), CV_8UC(image.channels()), image.bytes(), image.pitch());
-}
-
-int cvBorder(Border b) {
-    switch (b) {
-    case Border::Replicate: return cv::BORDER_REPLICATE;
-    case Border::Reflect: return cv::BORDER_REFLECT;
-    case Border::Reflect101: return cv::BORDER_REFLECT_101;
-    default: return cv::BORDER_CONSTANT;
-    }
-}
 
 using OpenCvCall = std::function<void(const cv::Mat& in, cv::Mat& out, int border)>;
 
@@ -157,16 +145,8 @@ TEST_P(DerivativesVsOpenCv, SameSamples) {
     HostImage out = c.inPlace ? src : outputFor(plan, c.width, c.height);
     makeCpuConvolver(plan)->process(c.inPlace ? out.view() : src.view(), out.view());
     ASSERT_TRUE(out.paddingIntact());
-    long differing = 0;
-    int firstX = -1, firstY = -1, firstC = -1;
-    for (int y = 0; y < c.height; ++y)
-        for (int x = 0; x < c.width; ++x)
-            for (int ch = 0; ch < c.channels; ++ch) {
-                const double w = (c.channelMask >> ch & 1u) ? want.ptr<std::uint8_t>(y)[x * c.channels + ch]
-                                                            : original.sample(x, y, ch);
-                if (out.sample(x, y, ch) != w && differing++ == 0) firstX = x, firstY = y, firstC = ch;
-            }
-    EXPECT_EQ(differing, 0) << "first at (" << firstX << ", " << firstY << ") channel " << firstC;
+    const Mismatch m = mismatch(out, want, original, c.channelMask);
+    EXPECT_EQ(m.count, 0) << "first at (" << m.x << ", " << m.y << ") channel " << m.c;
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, DerivativesVsOpenCv, ::testing::ValuesIn(cases()),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #if CUDAFILTERS_HAVE_OPENCV
+#include "opencv_images.hpp"
 #include <cudafilters/presets.hpp>
 
 #include <opencv2/imgproc.hpp>
@@ -32,20 +33,6 @@ struct Case {
                "_c" + std::to_string(channels) + (integerTaps ? "_int" : "_real");
     }
 };
-
-int cvBorder(Border b) {
-    switch (b) {
-    case Border::Replicate: return cv::BORDER_REPLICATE;
-    case Border::Reflect: return cv::BORDER_REFLECT;
-    case Border::Reflect101: return cv::BORDER_REFLECT_101;
-    default: return cv::BORDER_CONSTANT;
-    }
-}
-
-cv::Mat wrap(HostImage& image) {
-    const int depth = image.type() == SampleType::U8 ? CV_8U : CV_16U;
-    return cv::Mat(image.height(), image.width(), CV_MAKETYPE(depth, image.channels()), image.bytes(), image.pitch());
-}
 
 std::vector<Case> cases() {
     std::vector<Case> out;
@@ -84,8 +71,8 @@ TEST_P(ReferenceVsOpenCV, Filter2D) {
 
     HostImage expected(c.width, c.height, c.channels, c.type);
     const cv::Mat taps(c.kh, c.kw, CV_32F, const_cast<float*>(plan.kernels[0].taps.data()));
-    cv::Mat dst = wrap(expected);
-    cv::filter2D(wrap(src), dst, -1, taps, cv::Point(-1, -1), desc.bias, cvBorder(c.border));
+    cv::Mat dst = matOf(expected);
+    cv::filter2D(matOf(src), dst, -1, taps, cv::Point(-1, -1), desc.bias, cvBorder(c.border));
     const Difference d = compareImages(ours, expected);
     EXPECT_LE(d.maxAbs, c.integerTaps && c.openCvDirect() ? 0 : 1) << describe(d);
 }
@@ -104,8 +91,8 @@ TEST(ReferenceVsOpenCVSeparable, GaussianMatchesSepFilter2D) {
             ASSERT_TRUE(plan.separable);
             HostImage ours = runReference(plan, src), expected(385, 289, 1, SampleType::U8);
             const cv::Mat g(k, 1, CV_32F, desc.row.data());
-            cv::Mat dst = wrap(expected);
-            cv::sepFilter2D(wrap(src), dst, -1, g, g, cv::Point(-1, -1), 0, cvBorder(b));
+            cv::Mat dst = matOf(expected);
+            cv::sepFilter2D(matOf(src), dst, -1, g, g, cv::Point(-1, -1), 0, cvBorder(b));
             const Difference d = compareImages(ours, expected);
             EXPECT_LE(d.maxAbs, 1) << "k=" << k << " " << describe(d);
         }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #if CUDAFILTERS_HAVE_OPENCV
+#include "opencv_images.hpp"
 #include <cudafilters/presets.hpp>
 
 #include <opencv2/core.hpp>
@@ -39,21 +40,6 @@ struct Case {
         return s;
     }
 };
-
-cv::Mat matOf(HostImage& image) {
-    const int depth = image.type() == SampleType::U8 ? CV_8U : CV_16U;
-    return cv::Mat(image.height(), image.width(), CV_MAKETYPE(depth, image.channels()), image.bytes(), image.pitch());
-}
-
-int cvBorder(Border b) {
-    switch (b) {
-    case Border::Replicate: return cv::BORDER_REPLICATE;
-    case Border::Reflect: return cv::BORDER_REFLECT;
-    case Border::Reflect101: return cv::BORDER_REFLECT_101;
-    case Border::Wrap: return cv::BORDER_WRAP;
-    default: return cv::BORDER_CONSTANT;
-    }
-}
 
 void openCv(const Case& c, const cv::Mat& in, cv::Mat& out, int border) {
     if (c.preset == Preset::Gaussian)
@@ -153,21 +139,8 @@ TEST_P(SmoothingVsOpenCv, SameSamples) {
     HostImage out = c.inPlace ? src : outputFor(plan, c.width, c.height);
     makeCpuConvolver(plan)->process(c.inPlace ? out.view() : src.view(), out.view());
     ASSERT_TRUE(out.paddingIntact());
-    long differing = 0;
-    int firstX = -1, firstY = -1, firstC = -1;
-    for (int y = 0; y < c.height; ++y)
-        for (int x = 0; x < c.width; ++x)
-            for (int ch = 0; ch < c.channels; ++ch) {
-                const bool filtered = c.channelMask >> ch & 1u;
-                double w;
-                if (filtered)
-                    w = c.type == SampleType::U8 ? want.ptr<std::uint8_t>(y)[x * c.channels + ch]
-                                                 : want.ptr<std::uint16_t>(y)[x * c.channels + ch];
-                else
-                    w = original.sample(x, y, ch);
-                if (out.sample(x, y, ch) != w && differing++ == 0) firstX = x, firstY = y, firstC = ch;
-            }
-    EXPECT_EQ(differing, 0) << "first at (" << firstX << ", " << firstY << ") channel " << firstC;
+    const Mismatch m = mismatch(out, want, original, c.channelMask);
+    EXPECT_EQ(m.count, 0) << "first at (" << m.x << ", " << m.y << ") channel " << m.c;
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, SmoothingVsOpenCv, ::testing::ValuesIn(cases()),

@@ -8,6 +8,7 @@
 //   soak [--frames=N | --seconds=S] [--width=W] [--height=H] [--backend=cpu|cuda|auto] [gtest flags]
 //   defaults: 1 000 000 frames of 64x48 GRAY8 on the backend of CUDAFILTERS_TEST_BACKEND (cpu). With --seconds it
 //   pushes frames until S seconds have passed (sampling every 10 % of the time) and reports how many it pushed.
+#include "process_memory.hpp"
 #include "reference.hpp"
 #include "test_images.hpp"
 
@@ -15,10 +16,6 @@
 #include <cudafilters/device.hpp>
 #include <cudafilters/histeq.hpp>
 #include <cudafilters/presets.hpp>
-
-#ifdef CUDAFILTERS_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
@@ -29,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +34,9 @@ namespace {
 
 using namespace cudafilters;
 using cudafilters::test::HostImage;
+using cudafilters::test::deviceUsedMiB;
+using cudafilters::test::pinnedKiB;
+using cudafilters::test::statusKiB;
 
 struct Options {
     long frames = 1000000;
@@ -55,34 +54,6 @@ struct Sample {
     long pinnedKiB;      // page-locked host memory the plugin holds; -1 without CUDA
     long deviceUsedMiB;  // -1 without CUDA
 };
-
-long statusKiB(const char* key) {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    const std::size_t n = std::strlen(key);
-    while (std::getline(status, line))
-        if (line.compare(0, n, key) == 0) return std::atol(line.c_str() + n + 1);
-    return 0;
-}
-
-long pinnedKiB() {
-    GstAllocator* allocator = gst_allocator_find("CudaFiltersPinnedMemory");  // registered by a CUDA build's plugin
-    if (!allocator) return -1;
-    guint64 bytes = 0;
-    g_object_get(allocator, "pinned-bytes", &bytes, nullptr);
-    gst_object_unref(allocator);
-    return long(bytes >> 10);
-}
-
-long deviceUsedMiB() {
-#ifdef CUDAFILTERS_HAVE_CUDA
-    if (cudaDeviceCount() > 0) {
-        std::size_t free = 0, total = 0;
-        if (cudaMemGetInfo(&free, &total) == cudaSuccess) return long((total - free) >> 20);
-    }
-#endif
-    return -1;
-}
 
 // The settings the soak cycles through, every 1000 frames: (convolve preset, size) × (histeq mode, clip-limit).
 struct Config {

@@ -11,23 +11,27 @@
 
 namespace cudafilters::cpu {
 
-void forEachBand(int rows, int kernelHeight, const std::function<void(int, int)>& body) {
+int bandCount(int rows, int kernelHeight) {
     const int minRows = std::max(16, 4 * kernelHeight);
     const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    const int bands = std::max(1, std::min(rows / minRows, threads));
+    return std::max(1, std::min(rows / minRows, threads));
+}
+
+void forEachBand(int rows, int kernelHeight, const std::function<void(int, int, int)>& body) {
+    const int bands = bandCount(rows, kernelHeight);
     const auto bandRows = [&](int b) { return int(std::int64_t(rows) * b / bands); };
     std::vector<std::exception_ptr> failures(static_cast<std::size_t>(bands));
     std::vector<std::thread> workers;
     for (int b = 1; b < bands; ++b)
         workers.emplace_back([&, b] {
             try {
-                body(bandRows(b), bandRows(b + 1));
+                body(b, bandRows(b), bandRows(b + 1));
             } catch (...) {
                 failures[std::size_t(b)] = std::current_exception();
             }
         });
     try {
-        body(0, bandRows(1));
+        body(0, 0, bandRows(1));
     } catch (...) {
         failures[0] = std::current_exception();
     }

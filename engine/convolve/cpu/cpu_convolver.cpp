@@ -11,6 +11,7 @@
 #include <cudafilters/convolve_arithmetic.hpp>
 #include <cudafilters/convolve_crossover.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -89,14 +90,14 @@ private:
     // The DFT path transforms the whole frame (in parallel tiles of its own); direct summation is split into bands of
     // rows filtered side by side, except in place, where a band would read rows another band has already written.
     template <typename T> void run(const ImageView& src, const ImageView& dst) {
-        if (dft_ || src.data == dst.data || cpu::overlapping(src, dst)) {
-            band<T>(src, dst, 0, src.height, whole_);
+        if (dft_ || cpu::overlapping(src, dst)) {
+            bands_.resize(std::max<std::size_t>(bands_.size(), 1));
+            band<T>(src, dst, 0, src.height, bands_[0]);
             return;
         }
-        cpu::forEachBand(src.height, plan_.kernelHeight, [&](int y0, int y1) {
-            BandScratch scratch;
-            band<T>(src, dst, y0, y1, scratch);
-        });
+        bands_.resize(std::max<std::size_t>(bands_.size(), cpu::bandCount(src.height, plan_.kernelHeight)));
+        cpu::forEachBand(src.height, plan_.kernelHeight,
+                         [&](int b, int y0, int y1) { band<T>(src, dst, y0, y1, bands_[std::size_t(b)]); });
     }
 
     template <typename T> void band(const ImageView& src, const ImageView& dst, int y0, int y1, BandScratch& s) {
@@ -185,7 +186,7 @@ private:
 
     bool dft_ = false;                         // this frame through the DFT (convolve_crossover.hpp)
     std::vector<cpu::KernelSpectrum> spectra_;  // per kernel of the plan, for the DFT
-    BandScratch whole_;                        // the whole frame's, kept between frames
+    std::vector<BandScratch> bands_;           // per band of rows (the whole frame: the first), kept between frames
     cpu::SmoothingScratch smoothing_;
     cpu::IntegerFilterScratch integerFilter_;
 };

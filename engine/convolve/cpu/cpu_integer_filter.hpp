@@ -12,7 +12,8 @@
 namespace cudafilters::cpu {
 
 struct IntegerFilterScratch {
-    std::vector<std::uint8_t> filtered;  // the stored samples, where dst cannot take them directly (in place)
+    std::vector<std::vector<std::uint8_t>> sums;  // per band of rows, the kernel's sums of one chunk of it
+    std::vector<std::uint8_t> filtered;           // the stored samples, where dst cannot take them directly (in place)
 };
 
 // Filters src into dst and returns true where the plan is such a filter and this build has OpenCV; false, touching

@@ -94,12 +94,12 @@ bool filterIntegerTaps(const ConvolvePlan& plan, const ImageView& src, const Ima
         wholeTaps = cv::Mat(plan.kernelHeight, plan.kernelWidth, CV_32F, k.whole.data());
     }
     const int chunk = std::max(32, 2 * plan.kernelHeight);  // rows whose sums stay in cache
-    forEachBand(in.rows, plan.kernelHeight, [&](int y0, int y1) {
-        cv::Mat sums;
+    scratch.sums.resize(std::max<std::size_t>(scratch.sums.size(), bandCount(in.rows, plan.kernelHeight)));
+    forEachBand(in.rows, plan.kernelHeight, [&](int band, int y0, int y1) {
         for (int c0 = y0; c0 < y1; c0 += chunk) {
             const int c1 = std::min(y1, c0 + chunk);
             const cv::Mat part = in.rowRange(c0, c1);
-            sums.create(c1 - c0, in.cols, sumType);
+            cv::Mat sums = matIn(scratch.sums[std::size_t(band)], c1 - c0, in.cols, sumType);
             if (k.separable)
                 cv::sepFilter2D(part, sums, k.sumType, rowTaps, columnTaps, anchor, 0, border);
             else

@@ -26,10 +26,12 @@ void correlate(const PaddedPlane& plane, const Kernel2D& kernel, std::vector<flo
 void correlateSeparable(const PaddedPlane& plane, const std::vector<float>& row, const std::vector<float>& column,
                         std::vector<float>& out);
 
-// Calls body(y0, y1) for bands of rows covering [0, rows), side by side on the CPU's cores; bands of at least a few
-// kernel heights, so that the rows padded above and below each band stay a small share of its work. An exception
-// from any band is rethrown once all have ended.
-void forEachBand(int rows, int kernelHeight, const std::function<void(int, int)>& body);
+// Calls body(band, y0, y1) for bandCount() bands of rows covering [0, rows), side by side on the CPU's cores; bands
+// of at least a few kernel heights, so that the rows padded above and below each band stay a small share of its
+// work. `band` (0 … bandCount() - 1) picks the caller's scratch for it. An exception from any band is rethrown once
+// all have ended.
+int bandCount(int rows, int kernelHeight);
+void forEachBand(int rows, int kernelHeight, const std::function<void(int, int, int)>& body);
 
 // True when the two views share any byte.
 inline bool overlapping(const ImageView& a, const ImageView& b) {
