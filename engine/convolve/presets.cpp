@@ -2,6 +2,8 @@
 #include <cudafilters/error.hpp>
 #include <cudafilters/presets.hpp>
 
+#include "smoothing_arithmetic.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -80,32 +82,14 @@ std::vector<float> gaussianTaps(int k, double sigma) {
                               ", not " + std::to_string(k));
     if (!std::isfinite(sigma) || sigma < 0)
         throw InvalidArgument("gaussian sigma must be 0 (from the size) or a positive number");
-    static const std::vector<std::vector<float>> smallTables = {
-        {1.f},
-        {0.25f, 0.5f, 0.25f},
-        {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f},
-        {0.03125f, 0.109375f, 0.21875f, 0.28125f, 0.21875f, 0.109375f, 0.03125f},
-        {4 / 256.f, 13 / 256.f, 30 / 256.f, 51 / 256.f, 60 / 256.f, 51 / 256.f, 30 / 256.f, 13 / 256.f, 4 / 256.f},
-    };
-    if (k <= 9 && sigma <= 0) return smallTables[k / 2];
-    const double s = sigma > 0 ? sigma : ((k - 1) * 0.5 - 1) * 0.3 + 0.8;
-    const double scale2 = -0.5 / (s * s);
     // A sigma whose square underflows (1e-300) is the limit of ever narrower Gaussians: the centre tap alone.
-    if (!std::isfinite(scale2)) {
+    if (sigma > 0 && !std::isfinite(-0.5 / (sigma * sigma))) {
         std::vector<float> centre(std::size_t(k), 0.f);
         centre[std::size_t(k / 2)] = 1.f;
         return centre;
     }
-    std::vector<double> values(k);
-    double sum = 0;
-    for (int i = 0; i < k; ++i) {
-        const double x = i - (k - 1) * 0.5;
-        values[i] = std::exp(scale2 * x * x);
-        sum += values[i];
-    }
-    std::vector<float> taps(k);
-    for (int i = 0; i < k; ++i) taps[i] = static_cast<float>(values[i] / sum);
-    return taps;
+    const std::vector<double> kernel = smoothing::gaussianKernel(k, sigma);
+    return std::vector<float>(kernel.begin(), kernel.end());
 }
 
 std::vector<float> sobelTaps(int k, int order) {

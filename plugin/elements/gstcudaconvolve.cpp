@@ -8,9 +8,9 @@
  * or taps given as text, or a bank of kernels whose responses are combined (gradient magnitude, sum, max |r|).
  * Each output sample is `sum(taps · input) / divisor + bias`, optionally made absolute, rounded half to even and
  * saturated — exactly as the engine's reference, on the GPU or, without one, on the CPU. The `gaussian` and `box`
- * presets are OpenCV's cv::GaussianBlur and cv::blur (same size, sigma and border): the CPU backend calls those
- * functions and gives their bits, fixed-point rounding included; the CUDA backend sums the same taps in float, which
- * differs from them by 1 on some samples.
+ * presets are OpenCV's cv::GaussianBlur and cv::blur (same size, sigma and border): the CPU backend gives their
+ * bits, fixed-point rounding included (it calls them, or without OpenCV computes their integer arithmetic); the CUDA
+ * backend sums the same taps in float, which differs from them by 1 on some samples.
  *
  * Colour channels are filtered and alpha or padding copied; for YUV formats #GstCudaConvolve:planes chooses the
  * luma plane only (chroma copied) or every plane; packed 4:2:2 (YUY2, UYVY, YVYU, as cameras deliver it) is filtered

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The gaussian and box presets on the CPU backend against cv::GaussianBlur and cv::blur: the same bits, on every
 // border, size, sigma, sample type and channel layout the element gives them, frames smaller than the window too.
+// The same cases hold the project's own code for builds without OpenCV (cpu_smoothing_exact.hpp) to those bits.
 #include "convolve_cases.hpp"
 
 #include <gtest/gtest.h>
 
 #if CUDAFILTERS_HAVE_OPENCV
+#include "cpu_smoothing_exact.hpp"
 #include "opencv_images.hpp"
+#include "../../engine/convolve/smoothing_arithmetic.hpp"
 #include <cudafilters/presets.hpp>
 
 #include <opencv2/core.hpp>
@@ -114,6 +117,10 @@ std::vector<Case> cases() {
     for (int k : {3, 5, 9, 31}) out.push_back({Preset::Gaussian, k, 0, Border::Reflect101, 0, SampleType::U8, 1, 1921, 1081});
     out.push_back({Preset::Gaussian, 5, 0, Border::Reflect101, 0, SampleType::U8, 3, 1921, 1081});
     out.push_back({Preset::Box, 5, 0, Border::Reflect101, 0, SampleType::U8, 1, 1921, 1081});
+    // blur's float division (windows over 256 samples at 8 bits, every window over 1 at 16): rows of whole vectors,
+    // which OpenCV divides in float, not in its double scalar code (smoothing::BoxDivision).
+    for (int k : {17, 22, 28, 31}) out.push_back({Preset::Box, k, 0, Border::Reflect101, 0, SampleType::U8, 1, 256, 97});
+    for (int k : {11, 14, 24, 31}) out.push_back({Preset::Box, k, 0, Border::Reflect101, 0, SampleType::U16, 2, 128, 97});
     // Alpha left out (RGBA with channel mask 7), and in place.
     for (Preset p : {Preset::Gaussian, Preset::Box}) {
         out.push_back({p, 5, 0, Border::Reflect101, 0, SampleType::U8, 4, 97, 55, 0x7});
@@ -143,8 +150,34 @@ TEST_P(SmoothingVsOpenCv, SameSamples) {
     EXPECT_EQ(m.count, 0) << "first at (" << m.x << ", " << m.y << ") channel " << m.c;
 }
 
+TEST_P(SmoothingVsOpenCv, OwnArithmeticSameSamples) {
+    const Case c = GetParam();
+    const ConvolvePlan plan = ConvolvePlan::make(descOf(c), c.type, c.channels);
+    HostImage src(c.width, c.height, c.channels, c.type);
+    src.fillRandom(std::uint32_t(c.width * 131 + c.size * 7 + c.channels));
+    const HostImage original = src;
+    const cv::Mat want = expected(c, src);
+
+    HostImage out = c.inPlace ? src : outputFor(plan, c.width, c.height);
+    cpu::SmoothingScratch scratch;
+    cpu::smoothExactly(plan, c.inPlace ? out.view() : src.view(), out.view(), scratch);
+    ASSERT_TRUE(out.paddingIntact());
+    const Mismatch m = mismatch(out, want, original, c.channelMask);
+    EXPECT_EQ(m.count, 0) << "first at (" << m.x << ", " << m.y << ") channel " << m.c;
+}
+
 INSTANTIATE_TEST_SUITE_P(Sweep, SmoothingVsOpenCv, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name(); });
+
+// The kernel every backend's Gaussian taps come from is cv::getGaussianKernel's, bit for bit.
+TEST(SmoothingArithmetic, GaussianKernelIsOpenCvs) {
+    for (int n = 1; n <= 63; n += 2)
+        for (double sigma : {0.0, 0.3, 0.5, 0.8, 1.0, 1.3, 2.0, 3.7, 5.3, 10.0, 31.0}) {
+            const std::vector<double> ours = smoothing::gaussianKernel(n, sigma);
+            const cv::Mat theirs = cv::getGaussianKernel(n, sigma, CV_64F);
+            for (int i = 0; i < n; ++i) ASSERT_EQ(ours[std::size_t(i)], theirs.at<double>(i)) << n << " " << sigma << " " << i;
+        }
+}
 
 // The function is kept only where the plan computes exactly it; anything else the user adds goes the float way.
 TEST(SmoothingPlan, KeptOnlyForTheFunctionItself) {

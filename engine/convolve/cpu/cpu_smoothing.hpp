@@ -11,11 +11,12 @@ namespace cudafilters::cpu {
 
 // Buffers kept between frames: the filtered frame where it cannot be written to dst directly (masked channels, in
 // place), and the padded frame and its filtered copy for the borders the functions lack (wrap, a constant other
-// than 0).
+// than 0); without OpenCV, a copy of a source overwritten in place and the row sums of each band.
 struct SmoothingScratch {
     std::vector<std::uint8_t> filtered;
     std::vector<std::uint8_t> padded;
     std::vector<std::uint8_t> paddedOut;
+    std::vector<std::vector<std::uint32_t>> rowSums;  // without OpenCV: each band's last K rows of row sums
 };
 
 // Filters src into dst with plan.smoothing's function and returns true; false, touching nothing, where this build has
