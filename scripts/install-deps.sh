@@ -12,7 +12,7 @@ set -euo pipefail
 packages=(
   meson ninja-build pkg-config g++ python3
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-  libgstreamer-plugins-bad1.0-dev
+  libgstreamer-plugins-bad1.0-dev libgstrtspserver-1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   libopencv-core-dev libopencv-imgproc-dev
   libgtest-dev
