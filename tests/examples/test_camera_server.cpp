@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The camera server on loopback: two RTSP cameras of this test's own (gst-rtsp-server serving a live test pattern)
 // go into camera-server, through the two filters on the CPU backend (CUDAFILTERS_TEST_BACKEND picks another), and
-// two clients of the server must each receive frames of the cameras' size. Also: what it says to bad arguments.
+// two clients of the server must each receive frames of the cameras' size. Also: what it says to bad arguments and
+// bad config files.
 #include <gst/gst.h>
 #include <gst/rtsp-server/rtsp-server.h>
 
@@ -202,10 +203,16 @@ TEST(CameraServer, TwoCamerasOnLoopbackComeOutFiltered) {
     FakeCameras cameras;
     ASSERT_TRUE(cameras.attached());
     const std::string backend = env("CUDAFILTERS_TEST_BACKEND", "cpu");
+    // One camera from the arguments, the other from a config file.
+    const std::string config = testing::TempDir() + "cameras.txt";
+    std::FILE* file = std::fopen(config.c_str(), "w");
+    ASSERT_TRUE(file);
+    std::fprintf(file, "# name  url\n\ncam2 %s   # the second camera\n", cameras.url("cam2").c_str());
+    std::fclose(file);
     ServerProcess server({"--port", "0", "--encoder", "jpeg", "--latency", "100", "--filters",
                           "cudahisteq backend=" + backend + " mode=clahe ! cudaconvolve backend=" + backend +
                               " preset=gaussian size=5",
-                          "cam1=" + cameras.url("cam1"), "cam2=" + cameras.url("cam2")});
+                          "cam1=" + cameras.url("cam1"), "--config", config});
     const int port = server.port();
     ASSERT_GT(port, 0) << "camera-server did not start";
 
@@ -245,4 +252,15 @@ TEST(CameraServer, SaysWhatIsWrongWithItsArguments) {
     out.clear();
     EXPECT_EQ(runForStatus("--port 0 --encoder mpeg2 cam=rtsp://127.0.0.1:1/x", out), 2);
     EXPECT_NE(out.find("encoder must be"), std::string::npos);
+    out.clear();
+    const std::string config = testing::TempDir() + "bad-cameras.txt";
+    std::FILE* file = std::fopen(config.c_str(), "w");
+    ASSERT_TRUE(file);
+    std::fprintf(file, "cam1 rtsp://127.0.0.1:1/a\ncam2\n");
+    std::fclose(file);
+    EXPECT_EQ(runForStatus("--port 0 --config " + config, out), 2);
+    EXPECT_NE(out.find(config + ":2: expected `NAME URL`"), std::string::npos);
+    out.clear();
+    EXPECT_EQ(runForStatus("--port 0 a=rtsp://127.0.0.1:1/x a=rtsp://127.0.0.1:1/y", out), 2);
+    EXPECT_NE(out.find("camera a is given twice"), std::string::npos);
 }

@@ -11,12 +11,17 @@ namespace cudafilters::cpu {
 
 // Buffers kept between frames: the filtered frame where it cannot be written to dst directly (masked channels, in
 // place), and the padded frame and its filtered copy for the borders the functions lack (wrap, a constant other
-// than 0); without OpenCV, a copy of a source overwritten in place and the row sums of each band.
+// than 0); without OpenCV, a copy of a source overwritten in place and each band's sums.
 struct SmoothingScratch {
     std::vector<std::uint8_t> filtered;
     std::vector<std::uint8_t> padded;
     std::vector<std::uint8_t> paddedOut;
-    std::vector<std::vector<std::uint32_t>> rowSums;  // without OpenCV: each band's last K rows of row sums
+    // Without OpenCV, each band's: its last K rows of row sums, a source row padded by the border, and column sums.
+    struct Band {
+        std::vector<std::uint32_t> rows, padded, columns;
+        std::vector<std::uint64_t> wideColumns;
+    };
+    std::vector<Band> bands;
 };
 
 // Filters src into dst with plan.smoothing's function and returns true; false, touching nothing, where this build has
