@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+
 #if CUDAFILTERS_HAVE_OPENCV
 #include "cpu_smoothing_exact.hpp"
 #include "opencv_images.hpp"
@@ -31,6 +35,7 @@ struct Case {
     int width, height;
     unsigned channelMask = 0xF;
     bool inPlace = false;
+    bool scene = false;  // a smooth frame with edges instead of noise (see fill())
 
     std::string name() const {
         std::string s = std::string(preset == Preset::Gaussian ? "gaussian" : "box") + std::to_string(size);
@@ -40,9 +45,30 @@ struct Case {
              std::to_string(width) + "x" + std::to_string(height);
         if (channelMask != 0xF) s += "_m" + std::to_string(channelMask);
         if (inPlace) s += "_inplace";
+        if (scene) s += "_scene";
         return s;
     }
 };
+
+// Random samples, or for `scene` what photographs have more of: slow gradients (where sums land near a rounding
+// boundary row after row), hard edges and a little noise.
+void fill(const Case& c, HostImage& src) {
+    const std::uint32_t seed = std::uint32_t(c.width * 131 + c.size * 7 + c.channels);
+    if (!c.scene) {
+        src.fillRandom(seed);
+        return;
+    }
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> noise(-1.5, 1.5);
+    const double top = src.maxValue();
+    for (int y = 0; y < src.height(); ++y)
+        for (int x = 0; x < src.width(); ++x)
+            for (int ch = 0; ch < src.channels(); ++ch) {
+                double v = 0.5 + 0.3 * std::sin(x / 23.0 + ch) * std::cos(y / 31.0) + 0.15 * (x > src.width() / 2);
+                if ((x / 40 + y / 40) % 3 == 0) v *= 0.6;  // blocks with hard edges
+                src.setSample(x, y, ch, std::clamp(std::round(v * top + noise(rng) * top / 255), 0.0, top));
+            }
+}
 
 void openCv(const Case& c, const cv::Mat& in, cv::Mat& out, int border) {
     if (c.preset == Preset::Gaussian)
@@ -121,6 +147,14 @@ std::vector<Case> cases() {
     // which OpenCV divides in float, not in its double scalar code (smoothing::BoxDivision).
     for (int k : {17, 22, 28, 31}) out.push_back({Preset::Box, k, 0, Border::Reflect101, 0, SampleType::U8, 1, 256, 97});
     for (int k : {11, 14, 24, 31}) out.push_back({Preset::Box, k, 0, Border::Reflect101, 0, SampleType::U16, 2, 128, 97});
+    // Smooth frames with edges.
+    for (SampleType t : {SampleType::U8, SampleType::U16})
+        for (int channels : {1, 3}) {
+            for (auto [k, sigma] : {std::pair{3, 0.0}, {5, 0.0}, {9, 0.0}, {9, 2.0}, {15, 0.0}})
+                out.push_back({Preset::Gaussian, k, sigma, Border::Reflect101, 0, t, channels, 385, 289, 0xF, false, true});
+            for (int k : {2, 4, 5, 6, 9})
+                out.push_back({Preset::Box, k, 0, Border::Reflect101, 0, t, channels, 385, 289, 0xF, false, true});
+        }
     // Alpha left out (RGBA with channel mask 7), and in place.
     for (Preset p : {Preset::Gaussian, Preset::Box}) {
         out.push_back({p, 5, 0, Border::Reflect101, 0, SampleType::U8, 4, 97, 55, 0x7});
@@ -139,7 +173,7 @@ TEST_P(SmoothingVsOpenCv, SameSamples) {
     const ConvolvePlan plan = ConvolvePlan::make(descOf(c), c.type, c.channels);
     ASSERT_NE(plan.smoothing.function, Smoothing::Function::None);
     HostImage src(c.width, c.height, c.channels, c.type);
-    src.fillRandom(std::uint32_t(c.width * 131 + c.size * 7 + c.channels));
+    fill(c, src);
     const HostImage original = src;
     const cv::Mat want = expected(c, src);
 
@@ -154,7 +188,7 @@ TEST_P(SmoothingVsOpenCv, OwnArithmeticSameSamples) {
     const Case c = GetParam();
     const ConvolvePlan plan = ConvolvePlan::make(descOf(c), c.type, c.channels);
     HostImage src(c.width, c.height, c.channels, c.type);
-    src.fillRandom(std::uint32_t(c.width * 131 + c.size * 7 + c.channels));
+    fill(c, src);
     const HostImage original = src;
     const cv::Mat want = expected(c, src);
 
