@@ -31,7 +31,7 @@ struct Camera {
 };
 
 struct Options {
-    std::string port = "8554";
+    int port = 8554;
     std::string filters = "cudahisteq mode=clahe ! cudaconvolve preset=gaussian size=5";
     std::string encoder = "auto";
     int latencyMs = 200;
@@ -74,6 +74,14 @@ void readConfig(Options& o, const std::string& path) {
     }
 }
 
+// A whole decimal number in [0, max], or fail() naming the option.
+int number(const std::string& option, const std::string& text, int max) {
+    const bool digits = !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(text) > max)
+        fail(option + " must be a whole number from 0 to " + std::to_string(max) + ", not '" + text + "'");
+    return std::stoi(text);
+}
+
 Options parse(int argc, char** argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
@@ -82,10 +90,10 @@ Options parse(int argc, char** argv) {
             if (i + 1 >= argc) fail(a + " needs " + what);
             return argv[++i];
         };
-        if (a == "--port") o.port = value("a port number (0: any free port)");
+        if (a == "--port") o.port = number(a, value("a port number (0: any free port)"), 65535);
         else if (a == "--filters") o.filters = value("a pipeline description");
         else if (a == "--encoder") o.encoder = value("auto, h264 or jpeg");
-        else if (a == "--latency") o.latencyMs = std::atoi(value("milliseconds").c_str());
+        else if (a == "--latency") o.latencyMs = number(a, value("milliseconds"), 60000);
         else if (a == "--config") readConfig(o, value("a file"));
         else if (a == "--help" || a == "-h") {
             std::printf("usage: camera-server [--port N] [--filters \"ELEMENTS\"] [--encoder auto|h264|jpeg] "
@@ -97,11 +105,8 @@ Options parse(int argc, char** argv) {
             fail("unknown argument " + a + " (--help lists them)");
         }
     }
-    const int port = std::atoi(o.port.c_str());
-    if (o.port.find_first_not_of("0123456789") != std::string::npos || port > 65535) fail("bad port " + o.port);
     if (o.encoder != "auto" && o.encoder != "h264" && o.encoder != "jpeg")
         fail("encoder must be auto, h264 or jpeg, not " + o.encoder);
-    if (o.latencyMs < 0) fail("latency must be 0 or more milliseconds");
     if (o.cameras.empty()) fail("no camera given: NAME=rtsp://… or --config FILE");
     return o;
 }
@@ -142,7 +147,7 @@ gboolean quit(gpointer loop) {
 }
 
 // Drops the RTSP state of clients that went away without TEARDOWN, so that a camera nobody watches stops.
-gboolean cleanSessions(gpointer server) {
+gboolean expireIdleClients(gpointer server) {
     GstRTSPSessionPool* pool = gst_rtsp_server_get_session_pool(GST_RTSP_SERVER(server));
     gst_rtsp_session_pool_cleanup(pool);
     g_object_unref(pool);
@@ -159,7 +164,7 @@ int main(int argc, char** argv) {
 
     GMainLoop* loop = g_main_loop_new(nullptr, FALSE);
     GstRTSPServer* server = gst_rtsp_server_new();
-    gst_rtsp_server_set_service(server, o.port.c_str());
+    gst_rtsp_server_set_service(server, std::to_string(o.port).c_str());
     GstRTSPMountPoints* mounts = gst_rtsp_server_get_mount_points(server);
     for (const Camera& c : o.cameras) {
         const std::string launch = "( rtspsrc location=\"" + c.url + "\" latency=" + std::to_string(o.latencyMs) +
@@ -172,7 +177,7 @@ int main(int argc, char** argv) {
     }
     g_object_unref(mounts);
 
-    if (gst_rtsp_server_attach(server, nullptr) == 0) fail("cannot listen on port " + o.port);
+    if (gst_rtsp_server_attach(server, nullptr) == 0) fail("cannot listen on port " + std::to_string(o.port));
     const int port = gst_rtsp_server_get_bound_port(server);
     std::printf("camera-server: listening on port %d; encoder: %s\n", port, encode.c_str());
     for (const Camera& c : o.cameras)
@@ -181,7 +186,7 @@ int main(int argc, char** argv) {
 
     g_unix_signal_add(SIGINT, quit, loop);
     g_unix_signal_add(SIGTERM, quit, loop);
-    g_timeout_add_seconds(2, cleanSessions, server);
+    g_timeout_add_seconds(2, expireIdleClients, server);
     g_main_loop_run(loop);
 
     g_object_unref(server);

@@ -186,6 +186,17 @@ struct Client {
     }
 };
 
+// Writes `text` to a file of the test's temporary folder and returns its path.
+std::string writeFile(const std::string& name, const std::string& text) {
+    const std::string path = testing::TempDir() + name;
+    std::FILE* file = std::fopen(path.c_str(), "w");
+    if (file) {
+        std::fputs(text.c_str(), file);
+        std::fclose(file);
+    }
+    return path;
+}
+
 int runForStatus(const std::string& args, std::string& output) {
     const std::string command = env("CAMERA_SERVER_EXE", "camera-server") + " " + args + " 2>&1";
     FILE* p = popen(command.c_str(), "r");
@@ -204,11 +215,8 @@ TEST(CameraServer, TwoCamerasOnLoopbackComeOutFiltered) {
     ASSERT_TRUE(cameras.attached());
     const std::string backend = env("CUDAFILTERS_TEST_BACKEND", "cpu");
     // One camera from the arguments, the other from a config file.
-    const std::string config = testing::TempDir() + "cameras.txt";
-    std::FILE* file = std::fopen(config.c_str(), "w");
-    ASSERT_TRUE(file);
-    std::fprintf(file, "# name  url\n\ncam2 %s   # the second camera\n", cameras.url("cam2").c_str());
-    std::fclose(file);
+    const std::string config =
+        writeFile("cameras.txt", "# name  url\n\ncam2 " + cameras.url("cam2") + "   # the second camera\n");
     ServerProcess server({"--port", "0", "--encoder", "jpeg", "--latency", "100", "--filters",
                           "cudahisteq backend=" + backend + " mode=clahe ! cudaconvolve backend=" + backend +
                               " preset=gaussian size=5",
@@ -253,11 +261,10 @@ TEST(CameraServer, SaysWhatIsWrongWithItsArguments) {
     EXPECT_EQ(runForStatus("--port 0 --encoder mpeg2 cam=rtsp://127.0.0.1:1/x", out), 2);
     EXPECT_NE(out.find("encoder must be"), std::string::npos);
     out.clear();
-    const std::string config = testing::TempDir() + "bad-cameras.txt";
-    std::FILE* file = std::fopen(config.c_str(), "w");
-    ASSERT_TRUE(file);
-    std::fprintf(file, "cam1 rtsp://127.0.0.1:1/a\ncam2\n");
-    std::fclose(file);
+    EXPECT_EQ(runForStatus("--port 0 --latency 2x cam=rtsp://127.0.0.1:1/x", out), 2);
+    EXPECT_NE(out.find("--latency must be a whole number from 0 to 60000, not '2x'"), std::string::npos);
+    out.clear();
+    const std::string config = writeFile("bad-cameras.txt", "cam1 rtsp://127.0.0.1:1/a\ncam2\n");
     EXPECT_EQ(runForStatus("--port 0 --config " + config, out), 2);
     EXPECT_NE(out.find(config + ":2: expected `NAME URL`"), std::string::npos);
     out.clear();

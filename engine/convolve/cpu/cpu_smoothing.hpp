@@ -22,6 +22,10 @@ struct SmoothingScratch {
         std::vector<std::uint64_t> wideColumns;
     };
     std::vector<Band> bands;
+    // Without OpenCV, the integer taps of `tapsOf` for samples of `tapsType`.
+    std::vector<std::uint32_t> taps;
+    Smoothing tapsOf;
+    SampleType tapsType = SampleType::U8;
 };
 
 // Filters src into dst with plan.smoothing's function and returns true; false, touching nothing, where this build has

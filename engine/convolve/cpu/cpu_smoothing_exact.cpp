@@ -11,25 +11,28 @@ namespace cudafilters::cpu {
 namespace {
 
 // The window's taps and what turns the two passes' integer sum into a sample. GaussianBlur: its fixed-point taps,
-// rounded half up at 2 × fractionBits; blur: taps of 1 and its division of the sum.
+// rounded half up at 2 × fractionBits; blur: taps of 1 and its division of the sum. The taps are made on the first
+// frame and again only when the plan's function, size, sigma or sample type changes.
 struct Arithmetic {
-    std::vector<std::uint32_t> taps;
+    const std::vector<std::uint32_t>& taps;
     int shift = 0;  // GaussianBlur: 2 × fractionBits
     smoothing::BoxDivision box;
 };
 
-Arithmetic arithmeticOf(const ConvolvePlan& plan) {
+Arithmetic arithmeticOf(const ConvolvePlan& plan, SmoothingScratch& scratch) {
     const Smoothing& s = plan.smoothing;
-    Arithmetic a;
-    if (s.function == Smoothing::Function::GaussianBlur) {
-        const int bits = smoothing::gaussianFractionBits(plan.type);
-        a.taps = smoothing::gaussianFixedTaps(s.size, s.sigma, bits);
-        a.shift = 2 * bits;
-    } else {
-        a.taps.assign(std::size_t(s.size), 1u);
-        a.box = smoothing::boxDivision(s.size * s.size, plan.type);
+    const bool gaussian = s.function == Smoothing::Function::GaussianBlur;
+    const int bits = smoothing::gaussianFractionBits(plan.type);
+    const Smoothing& made = scratch.tapsOf;
+    if (made.function != s.function || made.size != s.size || made.sigma != s.sigma || scratch.tapsType != plan.type ||
+        scratch.taps.empty()) {
+        scratch.taps = gaussian ? smoothing::gaussianFixedTaps(s.size, s.sigma, bits)
+                                : std::vector<std::uint32_t>(std::size_t(s.size), 1u);
+        scratch.tapsOf = s;
+        scratch.tapsType = plan.type;
     }
-    return a;
+    if (gaussian) return {scratch.taps, 2 * bits, {}};
+    return {scratch.taps, 0, smoothing::boxDivision(s.size * s.size, plan.type)};
 }
 
 // Row sums fit 32 bits (16-bit samples times 16-bit taps summing to 2^16); column sums too, but for 16-bit
@@ -122,7 +125,7 @@ void smoothAs(const ConvolvePlan& plan, const ImageView& src, const ImageView& d
         in.pitch = src.rowBytes();
         for (int y = 0; y < src.height; ++y) std::memcpy(in.row<std::uint8_t>(y), src.row<const std::uint8_t>(y), in.pitch);
     }
-    const Arithmetic a = arithmeticOf(plan);
+    const Arithmetic a = arithmeticOf(plan, scratch);
     const int bands = bandCount(src.height, int(a.taps.size()));
     scratch.bands.resize(std::max(scratch.bands.size(), std::size_t(bands)));
     const bool wide = sizeof(T) == 2 && a.shift;  // 16-bit GaussianBlur: column sums up to 2^48
